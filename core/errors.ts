@@ -1,0 +1,49 @@
+/**
+ * The one catalogue of coded errors. Every error the service reports to a caller is one of these;
+ * the API maps `status` to the HTTP status and `code` + `message` to the body.
+ */
+export const ErrorCodes = {
+  VALIDATION: { status: 400, message: 'The request is not valid' },
+  KEY_MISSING: { status: 401, message: 'An api-key is required' },
+  KEY_INVALID: { status: 401, message: 'The api-key is not valid' },
+  SITE_ID_MISSING: { status: 400, message: 'The site-id header is required' },
+  SITE_ID_INVALID: { status: 400, message: 'The site-id must be a positive integer' },
+  FORBIDDEN_SITE: { status: 403, message: 'This api-key has no access to the site' },
+  ADMIN_REQUIRED: { status: 403, message: 'An admin api-key is required' },
+  NOT_FOUND: { status: 404, message: 'Not found' },
+  SITE_NOT_FOUND: { status: 404, message: 'The website does not exist' },
+  TEST_TYPE_NOT_FOUND: { status: 404, message: 'Unknown test id' },
+  UNSUPPORTED_LANG: { status: 400, message: 'Unsupported lang' },
+  TESTNUMS_INVALID: { status: 400, message: 'The testnums header is not valid' },
+  URLS_INVALID: { status: 400, message: 'The urls field is not valid' },
+  QUOTA_EXCEEDED: { status: 400, message: 'The order does not fit in the remaining credits' },
+  TEXT_TOO_LARGE: { status: 413, message: 'The text is too large' },
+  RATE_LIMITED: { status: 429, message: 'Too many requests' },
+  TARGET_BLOCKED: { status: 400, message: 'The address is not allowed as a test target' },
+  TARGET_UNREACHABLE: { status: 502, message: 'The address could not be reached' },
+  CHROMIUM_MISSING: { status: 500, message: 'Chromium is not installed' },
+  DB_UNAVAILABLE: { status: 503, message: 'The database does not respond' },
+  TIMEOUT: { status: 500, message: 'The work took longer than allowed' },
+  INTERNAL: { status: 500, message: 'Internal server error' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ErrorCodes;
+
+/** An error from the catalogue, with an optional more specific message and details. */
+export class WebperfError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details?: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message?: string, details?: Record<string, unknown>) {
+    super(message ?? ErrorCodes[code].message);
+    this.name = 'WebperfError';
+    this.code = code;
+    this.status = ErrorCodes[code].status;
+    this.details = details;
+  }
+}
+
+export function isWebperfError(err: unknown): err is WebperfError {
+  return err instanceof WebperfError;
+}

@@ -1,0 +1,228 @@
+/**
+ * The gather step: one page load in Chromium with Lighthouse (performance, accessibility,
+ * best practices, SEO), then axe-core's WCAG 2.2 A/AA rules and text extraction in the same
+ * loaded page. Every request Chromium makes passes the target guard; the addresses Chromium
+ * actually connected to are checked again afterwards.
+ */
+import { createRequire } from 'node:module';
+import { readFile } from 'node:fs/promises';
+import lighthouse from 'lighthouse';
+import type { Browser, Page } from 'puppeteer-core';
+import { WebperfError } from '../errors.js';
+import type { Artifacts, AxeArtifact, CookieRecord, LighthouseArtifact, TextResource } from '../plugin-api.js';
+import type { TargetGuard } from '../net/target-guard.js';
+import { networkFromDevtoolsLog } from './network.js';
+import { extractInline, extractTexts } from './page-extract.js';
+import { cookieHost, sameSite } from './site.js';
+
+export interface GatherOptions {
+  browser: Browser;
+  guard: TargetGuard;
+  /** Whole gather time limit. */
+  timeoutMs?: number;
+  /** Called with a short phase name (progress display). */
+  onPhase?: (phase: string) => void;
+}
+
+export const LIGHTHOUSE_CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'];
+/** The Lighthouse flags the gather step uses; the benchmark runs bare Lighthouse with the same. */
+export const LIGHTHOUSE_FLAGS = {
+  output: 'json' as const,
+  logLevel: 'error' as const,
+  onlyCategories: LIGHTHOUSE_CATEGORIES,
+  throttlingMethod: 'simulate' as const,
+  maxWaitForLoad: 30_000,
+};
+
+export const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+
+const require = createRequire(import.meta.url);
+let axeSource: Promise<string> | undefined;
+function loadAxe(): Promise<string> {
+  axeSource ??= readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+  return axeSource;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new WebperfError('TIMEOUT', `${what} took longer than ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Refuses, inside Chromium, every request whose host the guard does not allow. */
+async function guardRequests(page: Page, guard: TargetGuard, blocked: string[]): Promise<void> {
+  const verdicts = new Map<string, Promise<boolean>>();
+  await page.setRequestInterception(true);
+  page.on('request', (request) => {
+    if (request.isInterceptResolutionHandled()) return;
+    const url = request.url();
+    if (!/^https?:/.test(url)) {
+      void request.continue();
+      return;
+    }
+    const origin = new URL(url).origin;
+    let verdict = verdicts.get(origin);
+    if (!verdict) {
+      verdict = guard.assertUrl(url).then(() => true, () => false);
+      verdicts.set(origin, verdict);
+    }
+    void verdict.then((ok) => {
+      if (ok) return request.continue();
+      blocked.push(url);
+      return request.abort('blockedbyclient');
+    }).catch(() => {});
+  });
+}
+
+function trimLighthouse(lhr: any): LighthouseArtifact {
+  const categories: LighthouseArtifact['categories'] = {};
+  const auditRefs: LighthouseArtifact['auditRefs'] = {};
+  for (const [id, c] of Object.entries<any>(lhr.categories ?? {})) {
+    categories[id] = { id, title: c.title, score: c.score };
+    auditRefs[id] = (c.auditRefs ?? []).map((r: any) => ({ id: r.id, weight: r.weight }));
+  }
+  const audits: LighthouseArtifact['audits'] = {};
+  for (const [id, a] of Object.entries<any>(lhr.audits ?? {})) {
+    audits[id] = {
+      id,
+      title: a.title,
+      score: a.score,
+      scoreDisplayMode: a.scoreDisplayMode,
+      ...(a.numericValue !== undefined ? { numericValue: a.numericValue } : {}),
+      ...(a.displayValue !== undefined ? { displayValue: a.displayValue } : {}),
+    };
+  }
+  return { version: lhr.lighthouseVersion, categories, audits, auditRefs };
+}
+
+async function runAxe(page: Page): Promise<AxeArtifact> {
+  const source = await loadAxe();
+  await page.evaluate(source);
+  const result: any = await page.evaluate(
+    (tags: string[]) => (window as any).axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] }),
+    AXE_TAGS,
+  );
+  return {
+    version: result.testEngine?.version ?? '',
+    violations: result.violations.map((v: any) => ({
+      id: v.id,
+      impact: v.impact ?? null,
+      tags: v.tags,
+      help: v.help,
+      helpUrl: v.helpUrl,
+      nodes: v.nodes.map((n: any) => ({ target: n.target.map(String), html: String(n.html).slice(0, 300) })),
+    })),
+    passes: result.passes.length,
+    incomplete: result.incomplete.length,
+  };
+}
+
+async function cookiesOf(page: Page, pageHost: string): Promise<CookieRecord[]> {
+  const session = await page.createCDPSession();
+  try {
+    const { cookies } = (await session.send('Network.getAllCookies')) as { cookies: any[] };
+    return cookies.map((c) => ({
+      name: c.name,
+      value: c.value,
+      domain: c.domain,
+      path: c.path,
+      expires: c.session ? -1 : c.expires,
+      secure: c.secure,
+      httpOnly: c.httpOnly,
+      sameSite: c.sameSite ?? '',
+      firstParty: sameSite(cookieHost(c.domain), pageHost),
+    }));
+  } finally {
+    await session.detach().catch(() => {});
+  }
+}
+
+/** Loads `url` once and returns the shared artifacts. */
+export async function gather(url: string, options: GatherOptions): Promise<Artifacts> {
+  const { browser, guard } = options;
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  await guard.assertUrl(url);
+  const context = await browser.createBrowserContext();
+  try {
+    return await withTimeout(gatherIn(context, url, options), timeoutMs, 'Loading the page');
+  } finally {
+    await context.close().catch(() => {});
+  }
+}
+
+async function gatherIn(context: Awaited<ReturnType<Browser['createBrowserContext']>>, url: string, options: GatherOptions): Promise<Artifacts> {
+  const { guard } = options;
+  const page = await context.newPage();
+  const blocked: string[] = [];
+  const consoleErrors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(m.text());
+  });
+  page.on('pageerror', (e) => consoleErrors.push(e instanceof Error ? e.message : String(e)));
+  await guardRequests(page, guard, blocked);
+
+  options.onPhase?.('lighthouse');
+  const result = await lighthouse(url, { ...LIGHTHOUSE_FLAGS }, undefined, page as any);
+  if (!result) throw new WebperfError('TARGET_UNREACHABLE', `Lighthouse returned no result for ${url}`);
+  const { lhr, artifacts: lh } = result as any;
+  if (lhr.runtimeError && lhr.runtimeError.code !== 'NO_ERROR') {
+    throw new WebperfError('TARGET_UNREACHABLE', `The page could not be loaded: ${lhr.runtimeError.message}`);
+  }
+  const devtoolsLog = lh.DevtoolsLog ?? lh.devtoolsLogs?.defaultPass ?? [];
+  const network = networkFromDevtoolsLog(devtoolsLog);
+  for (const rec of network) {
+    if (rec.remoteAddress && !guard.isAllowedAddress(rec.remoteAddress) && !guard.isAllowedHost(new URL(rec.url).hostname)) {
+      throw new WebperfError('TARGET_BLOCKED', `The page loaded ${rec.url} from ${rec.remoteAddress}, which is not allowed`);
+    }
+  }
+  const finalUrl: string = lhr.finalDisplayedUrl ?? lhr.finalUrl ?? url;
+  const mainRecord = network.find((r) => r.resourceType === 'Document' && r.url === (lh.URL?.mainDocumentUrl ?? finalUrl))
+    ?? network.find((r) => r.resourceType === 'Document');
+
+  options.onPhase?.('axe');
+  const axe = await runAxe(page).catch(() => null);
+  options.onPhase?.('extract');
+  const texts = await page.evaluate(extractTexts);
+  const inline = await page.evaluate(extractInline);
+  const cookies = await cookiesOf(page, new URL(finalUrl).hostname);
+
+  const stylesheets: TextResource[] = [];
+  const seenSheets = new Set<string>();
+  for (const s of lh.Stylesheets ?? []) {
+    const sheetUrl: string = s.header?.sourceURL || '';
+    const key = sheetUrl && !s.header?.isInline ? sheetUrl : `inline:${s.content}`;
+    if (seenSheets.has(key)) continue;
+    seenSheets.add(key);
+    stylesheets.push({ url: s.header?.isInline ? '' : sheetUrl, content: s.content ?? '' });
+  }
+  if (stylesheets.length === 0) for (const content of inline.styles) stylesheets.push({ url: '', content });
+
+  const scripts: TextResource[] = [];
+  for (const s of lh.Scripts ?? []) {
+    if (typeof s.content === 'string') scripts.push({ url: s.url === finalUrl ? '' : s.url, content: s.content });
+  }
+  if (scripts.length === 0) for (const content of inline.scripts) scripts.push({ url: '', content });
+
+  return {
+    requestedUrl: url,
+    finalUrl,
+    mainDocument: {
+      url: mainRecord?.url ?? finalUrl,
+      status: mainRecord?.status ?? 0,
+      headers: mainRecord?.responseHeaders ?? {},
+      html: typeof lh.MainDocumentContent === 'string' ? lh.MainDocumentContent : '',
+    },
+    network,
+    cookies,
+    renderedText: texts.renderedText,
+    mainText: texts.mainText,
+    htmlLang: texts.htmlLang,
+    consoleErrors,
+    axe,
+    lighthouse: trimLighthouse(lhr),
+    stylesheets,
+    scripts,
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * Turns a Chrome DevTools protocol log (Lighthouse's DevtoolsLog) into NetworkRecords.
+ */
+import type { NetworkRecord } from '../plugin-api.js';
+
+interface RawEvent {
+  method: string;
+  params: any;
+}
+
+function lower(headers: Record<string, unknown> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers ?? {})) out[k.toLowerCase()] = String(v);
+  return out;
+}
+
+function splitSetCookie(headers: Record<string, unknown> | undefined): string[] {
+  for (const [k, v] of Object.entries(headers ?? {})) {
+    if (k.toLowerCase() === 'set-cookie') return String(v).split('\n').map((s) => s.trim()).filter(Boolean);
+  }
+  return [];
+}
+
+export function networkFromDevtoolsLog(log: readonly RawEvent[]): NetworkRecord[] {
+  const byId = new Map<string, NetworkRecord>();
+  const records: NetworkRecord[] = [];
+  const extra = new Map<string, { headers: Record<string, unknown> }>();
+
+  const create = (requestId: string, p: any): NetworkRecord => {
+    const rec: NetworkRecord = {
+      url: p.request.url,
+      method: p.request.method,
+      status: 0,
+      resourceType: p.type ?? 'Other',
+      mimeType: '',
+      remoteAddress: '',
+      protocol: '',
+      requestHeaders: lower(p.request.headers),
+      responseHeaders: {},
+      setCookies: [],
+      transferSize: 0,
+      failed: false,
+    };
+    byId.set(requestId, rec);
+    records.push(rec);
+    return rec;
+  };
+
+  const applyResponse = (rec: NetworkRecord, response: any) => {
+    rec.status = response.status ?? 0;
+    rec.mimeType = response.mimeType ?? '';
+    rec.remoteAddress = (response.remoteIPAddress ?? '').replace(/^\[|\]$/g, '');
+    rec.protocol = response.protocol ?? '';
+    rec.responseHeaders = lower(response.headers);
+    if (rec.setCookies.length === 0) rec.setCookies = splitSetCookie(response.headers);
+  };
+
+  for (const event of log) {
+    const p = event.params;
+    switch (event.method) {
+      case 'Network.requestWillBeSent': {
+        const previous = byId.get(p.requestId);
+        if (previous && p.redirectResponse) applyResponse(previous, p.redirectResponse);
+        if (previous && p.redirectResponse) {
+          const info = extra.get(p.requestId);
+          if (info) previous.setCookies = splitSetCookie(info.headers);
+          extra.delete(p.requestId);
+        }
+        create(p.requestId, p);
+        break;
+      }
+      case 'Network.responseReceived': {
+        const rec = byId.get(p.requestId);
+        if (rec) {
+          applyResponse(rec, p.response);
+          rec.resourceType = p.type ?? rec.resourceType;
+        }
+        break;
+      }
+      case 'Network.responseReceivedExtraInfo': {
+        // Raw headers (Set-Cookie included) arrive here, before or after responseReceived.
+        extra.set(p.requestId, { headers: p.headers });
+        break;
+      }
+      case 'Network.loadingFinished': {
+        const rec = byId.get(p.requestId);
+        if (rec) rec.transferSize = p.encodedDataLength ?? 0;
+        break;
+      }
+      case 'Network.loadingFailed': {
+        const rec = byId.get(p.requestId);
+        if (rec) rec.failed = true;
+        break;
+      }
+    }
+  }
+  for (const [requestId, info] of extra) {
+    const rec = byId.get(requestId);
+    if (rec && rec.setCookies.length === 0) rec.setCookies = splitSetCookie(info.headers);
+  }
+  return records;
+}

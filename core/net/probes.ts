@@ -1,0 +1,177 @@
+/**
+ * Guarded HTTP and TLS probes beside the page load. Each URL is fetched once per run (memoised),
+ * every hop of a redirect chain passes the target guard at connect time.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import tls from 'node:tls';
+import type { ProbeResponse, Probes, TlsProbe } from '../plugin-api.js';
+import type { TargetGuard } from './target-guard.js';
+
+export interface ProbeOptions {
+  timeoutMs?: number;
+  userAgent?: string;
+}
+
+const DEFAULT_MAX_BYTES = 2_000_000;
+export const PROBE_USER_AGENT = 'Mozilla/5.0 (compatible; webperf/1.0; +https://github.com/webperf)';
+
+function lowerHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) {
+    if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
+function requestOnce(
+  guard: TargetGuard,
+  url: URL,
+  method: string,
+  maxBytes: number,
+  timeoutMs: number,
+  userAgent: string,
+): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const mod = url.protocol === 'https:' ? https : http;
+    const req = mod.request(
+      url,
+      {
+        method,
+        lookup: guard.lookup as any,
+        headers: { 'user-agent': userAgent, accept: '*/*' },
+        timeout: timeoutMs,
+        // Certificates are judged by the TLS probe; a probe still reads a misconfigured site.
+        rejectUnauthorized: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size <= maxBytes) chunks.push(chunk);
+          else res.destroy();
+        });
+        const done = () =>
+          resolve({ status: res.statusCode ?? 0, headers: lowerHeaders(res.headers), body: Buffer.concat(chunks).toString('utf8') });
+        res.on('end', done);
+        res.on('close', done);
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`Timed out after ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+export function createProbes(guard: TargetGuard, options: ProbeOptions = {}): Probes {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const userAgent = options.userAgent ?? PROBE_USER_AGENT;
+  const fetchCache = new Map<string, Promise<ProbeResponse>>();
+  const tlsCache = new Map<string, Promise<TlsProbe>>();
+
+  async function doFetch(raw: string, method: 'GET' | 'HEAD', follow: boolean, maxBytes: number): Promise<ProbeResponse> {
+    const chain: string[] = [];
+    let current = raw;
+    for (let hop = 0; hop < 10; hop++) {
+      chain.push(current);
+      try {
+        const url = await guard.assertUrl(current);
+        const res = await requestOnce(guard, url, method, maxBytes, timeoutMs, userAgent);
+        const location = res.headers.location;
+        if (follow && res.status >= 300 && res.status < 400 && location) {
+          current = new URL(location, url).href;
+          continue;
+        }
+        return { url: current, status: res.status, headers: res.headers, body: res.body, chain };
+      } catch (err) {
+        return { url: current, status: 0, headers: {}, body: '', chain, error: err instanceof Error ? err.message : String(err) };
+      }
+    }
+    return { url: current, status: 0, headers: {}, body: '', chain, error: 'Too many redirects' };
+  }
+
+  async function tryVersion(host: string, port: number, version: tls.SecureVersion): Promise<tls.TLSSocket | null> {
+    return new Promise((resolve) => {
+      const socket = tls.connect({
+        host,
+        port,
+        servername: host,
+        minVersion: version,
+        maxVersion: version,
+        rejectUnauthorized: false,
+        ALPNProtocols: ['h2', 'http/1.1'],
+        // Old protocols are only reachable at the lowest security level; we ask to know if they are offered.
+        ciphers: 'DEFAULT@SECLEVEL=0',
+        lookup: guard.lookup as any,
+        timeout: timeoutMs,
+      });
+      socket.once('secureConnect', () => resolve(socket));
+      socket.once('error', () => resolve(null));
+      socket.once('timeout', () => {
+        socket.destroy();
+        resolve(null);
+      });
+    });
+  }
+
+  async function doTls(host: string, port: number): Promise<TlsProbe> {
+    const versions: string[] = [];
+    let certificate: TlsProbe['certificate'] = null;
+    let alpn: string | null = null;
+    for (const version of ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as tls.SecureVersion[]) {
+      const socket = await tryVersion(host, port, version);
+      if (!socket) continue;
+      versions.push(version);
+      if (!certificate) {
+        const cert = socket.getPeerCertificate();
+        if (cert && cert.valid_to) {
+          const validTo = new Date(cert.valid_to);
+          certificate = {
+            subject: cert.subject?.CN ?? '',
+            issuer: cert.issuer?.CN ?? '',
+            validFrom: new Date(cert.valid_from).toISOString(),
+            validTo: validTo.toISOString(),
+            daysToExpiry: Math.floor((validTo.getTime() - Date.now()) / 86_400_000),
+            trusted: socket.authorized,
+            verifyError: socket.authorizationError ? String(socket.authorizationError) : null,
+          };
+        }
+      }
+      if (socket.alpnProtocol) alpn = socket.alpnProtocol;
+      socket.destroy();
+    }
+    return { versions, certificate, alpn, ...(versions.length === 0 ? { error: 'No TLS handshake succeeded' } : {}) };
+  }
+
+  return {
+    fetch(url, opts = {}) {
+      const method = opts.method ?? 'GET';
+      const follow = opts.followRedirects ?? true;
+      const key = `${method} ${follow ? 'follow' : 'manual'} ${url}`;
+      let hit = fetchCache.get(key);
+      if (!hit) {
+        hit = doFetch(url, method, follow, opts.maxBytes ?? DEFAULT_MAX_BYTES);
+        fetchCache.set(key, hit);
+      }
+      return hit;
+    },
+    tls(host, port = 443) {
+      const key = `${host}:${port}`;
+      let hit = tlsCache.get(key);
+      if (!hit) {
+        hit = (async () => {
+          try {
+            const url = await guard.assertUrl(`https://${host}:${port}/`);
+            return await doTls(url.hostname, port);
+          } catch (err) {
+            return { versions: [], certificate: null, alpn: null, error: err instanceof Error ? err.message : String(err) };
+          }
+        })();
+        tlsCache.set(key, hit);
+      }
+      return hit;
+    },
+  };
+}

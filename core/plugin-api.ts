@@ -1,0 +1,219 @@
+/**
+ * The plugin contract: what a test-type plugin declares, what it receives and what it returns.
+ *
+ * Glossary
+ * - gather: the one page load (Chromium + Lighthouse) that collects the shared artifacts.
+ * - artifacts: what the gather step collected; every plugin reads the same object.
+ * - probe: a cheap, guarded HTTP request beside the page load (robots.txt, a 404 URL, TLS...);
+ *   memoised per run, so two plugins asking for the same URL cost one request.
+ * - finding: one thing a plugin noticed, with a severity; reports and issue-based ratings are
+ *   derived from findings by core (rating.ts, report.ts).
+ * - rating: 1.0 (worst) to 5.0 (best); NOT_RATED (-1) when the plugin could not judge.
+ *
+ * A plugin depends on this file (and the helpers core exports) only; it never opens a browser.
+ */
+import type { Localized, Lang, ReportText } from './i18n/langs.js';
+
+export type { Lang, Localized, ReportText };
+
+/** The rating categories, as in the API's scores object. */
+export const CATEGORIES = ['a11y', 'pagespeed', 'infosec', 'webstandard'] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+/** Rating meaning "not rated"; averages skip it. */
+export const NOT_RATED = -1;
+
+export type Severity = 'critical' | 'error' | 'warning' | 'info' | 'resolved';
+
+/** One request of the page load. Header names are lower-case. */
+export interface NetworkRecord {
+  url: string;
+  method: string;
+  status: number;
+  resourceType: string;
+  mimeType: string;
+  /** IP address Chromium connected to ('' when unknown, e.g. served from cache). */
+  remoteAddress: string;
+  protocol: string;
+  requestHeaders: Record<string, string>;
+  responseHeaders: Record<string, string>;
+  /** Every Set-Cookie header line of the response. */
+  setCookies: string[];
+  transferSize: number;
+  failed: boolean;
+}
+
+/** A cookie present in the browser after the page load. */
+export interface CookieRecord {
+  name: string;
+  value: string;
+  domain: string;
+  path: string;
+  /** Seconds since the epoch; -1 for a session cookie. */
+  expires: number;
+  secure: boolean;
+  httpOnly: boolean;
+  sameSite: 'Strict' | 'Lax' | 'None' | '';
+  /** Set by the page's own site (registrable domain of the tested URL). */
+  firstParty: boolean;
+}
+
+/** One axe-core rule result, trimmed to what plugins need. */
+export interface AxeRuleResult {
+  id: string;
+  impact: 'minor' | 'moderate' | 'serious' | 'critical' | null;
+  tags: string[];
+  help: string;
+  helpUrl: string;
+  nodes: { target: string[]; html: string }[];
+}
+
+export interface AxeArtifact {
+  version: string;
+  violations: AxeRuleResult[];
+  passes: number;
+  incomplete: number;
+}
+
+/** The Lighthouse result, trimmed: categories and audits. */
+export interface LighthouseArtifact {
+  version: string;
+  categories: Record<string, { id: string; title: string; score: number | null }>;
+  audits: Record<
+    string,
+    {
+      id: string;
+      title: string;
+      score: number | null;
+      scoreDisplayMode: string;
+      numericValue?: number;
+      displayValue?: string;
+    }
+  >;
+  /** Audit ids per category, with weights (from categories[].auditRefs). */
+  auditRefs: Record<string, { id: string; weight: number }[]>;
+}
+
+export interface TextResource {
+  url: string;
+  content: string;
+}
+
+/** What the one page load collected, shared by every plugin. */
+export interface Artifacts {
+  /** The URL asked for. */
+  requestedUrl: string;
+  /** The URL after redirects. */
+  finalUrl: string;
+  mainDocument: { url: string; status: number; headers: Record<string, string>; html: string };
+  network: NetworkRecord[];
+  cookies: CookieRecord[];
+  /** document.body.innerText of the rendered page. */
+  renderedText: string;
+  /** Rendered text of the main content: nav, header, footer, aside and hidden elements left out. */
+  mainText: string;
+  /** The document's lang attribute ('' when missing). */
+  htmlLang: string;
+  consoleErrors: string[];
+  axe: AxeArtifact | null;
+  lighthouse: LighthouseArtifact | null;
+  /** Every stylesheet the page used (external and inline), with its text. */
+  stylesheets: TextResource[];
+  /** Every script the page ran (external and inline), with its text. */
+  scripts: TextResource[];
+}
+
+export interface ProbeResponse {
+  /** The URL finally answered (after redirects, when followed). */
+  url: string;
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** Every URL visited, the first one included. */
+  chain: string[];
+  /** Set when the request failed (DNS, refused, blocked by the target guard...). */
+  error?: string;
+}
+
+export interface TlsProbe {
+  /** Protocol versions the server accepted, e.g. ['TLSv1.2', 'TLSv1.3']. */
+  versions: string[];
+  /** Null when the server does not speak TLS on the port. */
+  certificate: {
+    subject: string;
+    issuer: string;
+    validFrom: string;
+    validTo: string;
+    daysToExpiry: number;
+    /** The chain verified against the trust store used by the service. */
+    trusted: boolean;
+    verifyError: string | null;
+  } | null;
+  alpn: string | null;
+  error?: string;
+}
+
+/** Guarded HTTP probes beside the page load; memoised per run. */
+export interface Probes {
+  fetch(url: string, options?: { method?: 'GET' | 'HEAD'; followRedirects?: boolean; maxBytes?: number }): Promise<ProbeResponse>;
+  tls(host: string, port?: number): Promise<TlsProbe>;
+}
+
+export interface PluginContext {
+  /** Language the caller asked for; reports are produced in every report language anyway. */
+  lang: Lang;
+  probes: Probes;
+  /** Aborted when the plugin's time is up. */
+  signal: AbortSignal;
+}
+
+/** A finding; text is readable in the report languages. */
+export interface Finding {
+  /** Stable rule id, e.g. 'hsts-missing' or an axe/html-validate rule id. */
+  rule: string;
+  category: Category;
+  severity: Severity;
+  text: ReportText;
+  /** How many places (elements, requests...) the finding concerns. */
+  count?: number;
+}
+
+/** What a plugin returns. */
+export interface PluginResult {
+  /** Overall rating 1.0..5.0 or NOT_RATED. */
+  rating: number;
+  /** Ratings per category the plugin rates. */
+  ratings: Partial<Record<Category, number>>;
+  /** Findings; reports are rendered from them. */
+  findings: Finding[];
+  /** One-line summary for check_report, in the report languages (findings follow it). */
+  summary: ReportText;
+  /** Structured data stored as json_check_data. */
+  data: Record<string, unknown>;
+}
+
+/** Static declaration of a plugin (Lighthouse's `meta`). */
+export interface PluginMeta {
+  /** The numeric type_of_test. */
+  id: number;
+  names: Localized;
+  descriptions: Localized;
+  active: boolean;
+  /** Categories the plugin rates (may be empty: rated on overall only). */
+  categories: Category[];
+  /** Artifacts the plugin reads; the gather step may skip work nobody needs. */
+  requiredArtifacts: (keyof Artifacts)[];
+  /** Time limit for run(), default 30 s. */
+  timeoutMs?: number;
+}
+
+/** A test-type plugin: a static meta and one run(). */
+export interface TestPlugin {
+  meta: PluginMeta;
+  run(artifacts: Artifacts, context: PluginContext): Promise<PluginResult> | PluginResult;
+}
+
+/** Helper for plugin authors: identity function that checks the shape. */
+export function definePlugin(plugin: TestPlugin): TestPlugin {
+  return plugin;
+}
