@@ -83,7 +83,8 @@ export interface LighthouseArtifact {
     string,
     {
       id: string;
-      title: string;
+      /** The audit's title in the report languages. */
+      title: ReportText;
       score: number | null;
       scoreDisplayMode: string;
       numericValue?: number;

@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import lighthouse from 'lighthouse';
+import { swapLocale } from 'lighthouse/shared/localization/swap-locale.js';
 import type { Browser, Page } from 'puppeteer-core';
 import { WebperfError } from '../errors.js';
 import type { Artifacts, AxeArtifact, CookieRecord, LighthouseArtifact, TextResource } from '../plugin-api.js';
@@ -77,6 +78,13 @@ async function guardRequests(page: Page, guard: TargetGuard, blocked: string[]):
 }
 
 function trimLighthouse(lhr: any): LighthouseArtifact {
+  // One run, both report languages: Lighthouse's own Swedish strings.
+  let sv: any = null;
+  try {
+    sv = swapLocale(lhr, 'sv').lhr;
+  } catch {
+    sv = null;
+  }
   const categories: LighthouseArtifact['categories'] = {};
   const auditRefs: LighthouseArtifact['auditRefs'] = {};
   for (const [id, c] of Object.entries<any>(lhr.categories ?? {})) {
@@ -87,7 +95,7 @@ function trimLighthouse(lhr: any): LighthouseArtifact {
   for (const [id, a] of Object.entries<any>(lhr.audits ?? {})) {
     audits[id] = {
       id,
-      title: a.title,
+      title: { en: a.title, sv: sv?.audits?.[id]?.title ?? a.title },
       score: a.score,
       scoreDisplayMode: a.scoreDisplayMode,
       ...(a.numericValue !== undefined ? { numericValue: a.numericValue } : {}),

@@ -129,8 +129,8 @@ export function createProbes(guard: TargetGuard, options: ProbeOptions = {}): Pr
         if (cert && cert.valid_to) {
           const validTo = new Date(cert.valid_to);
           certificate = {
-            subject: cert.subject?.CN ?? '',
-            issuer: cert.issuer?.CN ?? '',
+            subject: String(cert.subject?.CN ?? ''),
+            issuer: String(cert.issuer?.CN ?? ''),
             validFrom: new Date(cert.valid_from).toISOString(),
             validTo: validTo.toISOString(),
             daysToExpiry: Math.floor((validTo.getTime() - Date.now()) / 86_400_000),

@@ -1,0 +1,93 @@
+/**
+ * `npm test`: starts a real PostgreSQL (embedded unless DATABASE_URL is set), migrates a template
+ * database that every test file clones (graphile-worker's way), checks that the generated kysely
+ * types have not drifted from the migrated schema, then runs tap and ends with one line
+ * `N passed, N failed` counted from tap's results.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PROJECT_ROOT, findChromium } from '../core/config.js';
+import { createDb } from '../core/db/database.js';
+import { ensureDatabase, startEmbeddedPostgres } from '../core/db/embedded.js';
+import { generateTypes } from '../core/db/generate-types.js';
+import { migrateToLatest } from '../core/db/migrate.js';
+import { runWorkerMigrations } from '../runners/worker.js';
+
+const TEMPLATE = 'webperf_test_template';
+
+async function main(): Promise<number> {
+  if (!findChromium(process.env.CHROMIUM_PATH)) {
+    console.error('Chromium was not found: install it with `apt-get install chromium` (or set CHROMIUM_PATH).');
+    return 1;
+  }
+  let adminUrl: string;
+  let stop = async () => {};
+  let tmp: string | null = null;
+  if (process.env.DATABASE_URL) {
+    const u = new URL(process.env.DATABASE_URL);
+    u.pathname = '/postgres';
+    adminUrl = u.href;
+  } else {
+    tmp = await mkdtemp(path.join(os.tmpdir(), 'webperf-test-'));
+    const pg = await startEmbeddedPostgres(path.join(tmp, 'pg'), { fast: true });
+    adminUrl = pg.adminUrl;
+    stop = pg.stop;
+  }
+  const templateUrl = new URL(adminUrl);
+  templateUrl.pathname = `/${TEMPLATE}`;
+  try {
+    // A fresh template each run.
+    const { default: pg } = await import('pg');
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`drop database if exists ${TEMPLATE} with (force)`);
+    await admin.end();
+    await ensureDatabase(adminUrl, TEMPLATE);
+    const db = createDb(templateUrl.href, { max: 2 });
+    await migrateToLatest(db);
+    await db.destroy();
+    await runWorkerMigrations(templateUrl.href);
+    console.log('# kysely types: checking core/db/schema.ts against the migrated schema');
+    await generateTypes(templateUrl.href, true);
+
+    const args = process.argv.slice(2);
+    const tapBin = path.join(PROJECT_ROOT, 'node_modules', '.bin', 'tap');
+    const code = await new Promise<number>((resolve) => {
+      const child = spawn(tapBin, ['--reporter=tap', ...args], {
+        cwd: PROJECT_ROOT,
+        env: { ...process.env, WEBPERF_TEST_ADMIN_URL: adminUrl, WEBPERF_TEST_TEMPLATE: TEMPLATE },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      // tap's closing summary: `# { total: 175, pass: 170, fail: 3, skip: 2 }`.
+      let summary = '';
+      let tail = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        process.stdout.write(chunk);
+        tail = (tail + chunk.toString()).slice(-4096);
+        const found = tail.match(/^# \{ total: .*\}$/gm);
+        if (found) summary = found[found.length - 1];
+      });
+      child.on('close', (c) => {
+        const num = (key: string) => Number(new RegExp(`${key}: (\\d+)`).exec(summary)?.[1] ?? 0);
+        const failed = num('fail') + (c !== 0 && num('fail') === 0 ? 1 : 0);
+        const skipped = num('skip') + num('todo');
+        console.log(`${num('pass')} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+        resolve(c ?? 1);
+      });
+    });
+    return code;
+  } finally {
+    await stop();
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
