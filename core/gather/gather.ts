@@ -181,7 +181,7 @@ async function gatherIn(context: Awaited<ReturnType<Browser['createBrowserContex
   const devtoolsLog = lh.DevtoolsLog ?? lh.devtoolsLogs?.defaultPass ?? [];
   const network = networkFromDevtoolsLog(devtoolsLog);
   for (const rec of network) {
-    if (rec.remoteAddress && !guard.isAllowedAddress(rec.remoteAddress) && !guard.isAllowedHost(new URL(rec.url).hostname)) {
+    if (rec.remoteAddress && /^https?:/.test(rec.url) && !guard.isAllowedConnection(rec.url, rec.remoteAddress)) {
       throw new WebperfError('TARGET_BLOCKED', `The page loaded ${rec.url} from ${rec.remoteAddress}, which is not allowed`);
     }
   }

@@ -38,7 +38,7 @@ function requestOnce(
       url,
       {
         method,
-        lookup: guard.lookup as any,
+        lookup: guard.lookupFor(url) as any,
         headers: { 'user-agent': userAgent, accept: '*/*' },
         timeout: timeoutMs,
         // Certificates are judged by the TLS probe; a probe still reads a misconfigured site.
@@ -104,7 +104,7 @@ export function createProbes(guard: TargetGuard, options: ProbeOptions = {}): Pr
         ALPNProtocols: ['h2', 'http/1.1'],
         // Old protocols are only reachable at the lowest security level; we ask to know if they are offered.
         ciphers: 'DEFAULT@SECLEVEL=0',
-        lookup: guard.lookup as any,
+        lookup: guard.lookupFor(new URL(`https://${host.includes(':') ? `[${host}]` : host}:${port}/`)) as any,
         timeout: timeoutMs,
       });
       socket.once('secureConnect', () => resolve(socket));

@@ -26,9 +26,19 @@ for (const [a, p] of BLOCKED_V6) blocked.addSubnet(a, p, 'ipv6');
 export class TargetGuard {
   private readonly allowed = new net.BlockList();
   private readonly allowedHosts = new Set<string>();
+  private readonly allowedOrigins = new Set<string>();
 
+  /**
+   * @param allow CIDRs (`127.0.0.0/8`), addresses, host names, or origins (`http://127.0.0.1:3999`):
+   * an origin lets through only that scheme, host and port — how the demo site is allowed without
+   * opening every loopback port to callers.
+   */
   constructor(allow: readonly string[] = []) {
     for (const entry of allow) {
+      if (/^https?:\/\//i.test(entry)) {
+        this.allowedOrigins.add(new URL(entry).origin);
+        continue;
+      }
       const [addr, bits] = entry.split('/');
       const family = net.isIP(addr);
       if (family === 0) {
@@ -56,6 +66,32 @@ export class TargetGuard {
     return this.allowedHosts.has(host.toLowerCase());
   }
 
+  /** The URL's origin (scheme, host, port) is allowlisted as a whole. */
+  isAllowedOrigin(url: string | URL): boolean {
+    try {
+      return this.allowedOrigins.has(new URL(url).origin);
+    } catch {
+      return false;
+    }
+  }
+
+  /** A request to `url` answered from `address` is allowed. */
+  isAllowedConnection(url: string, address: string): boolean {
+    if (this.isAllowedOrigin(url)) return true;
+    try {
+      if (this.isAllowedHost(new URL(url).hostname)) return true;
+    } catch {
+      return false;
+    }
+    return this.isAllowedAddress(address);
+  }
+
+  /** A lookup for one URL: lets an allowlisted origin through, else the connect-time check. */
+  lookupFor(url: URL): (hostname: string, options: dns.LookupOptions, callback: (...args: any[]) => void) => void {
+    if (!this.isAllowedOrigin(url)) return this.lookup;
+    return (hostname, options, callback) => dns.lookup(hostname, options, callback);
+  }
+
   /** Checks a URL's scheme and every address its host resolves to; throws TARGET_BLOCKED. */
   async assertUrl(raw: string): Promise<URL> {
     let url: URL;
@@ -69,7 +105,7 @@ export class TargetGuard {
     }
     if (url.username || url.password) throw new WebperfError('TARGET_BLOCKED', 'Addresses with credentials are not tested');
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (this.isAllowedHost(host)) return url;
+    if (this.isAllowedHost(host) || this.isAllowedOrigin(url)) return url;
     const addresses = net.isIP(host) ? [host] : await resolveAll(host);
     for (const address of addresses) {
       if (!this.isAllowedAddress(address)) {

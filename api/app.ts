@@ -1,0 +1,51 @@
+/**
+ * buildApp: the Fastify application. HTTP only: routes call core; no SQL here.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { ApiDeps } from './context.js';
+import errors from './plugins/errors.js';
+import auth from './plugins/auth.js';
+import openapi from './plugins/openapi.js';
+import openData from './routes/open-data.js';
+import testTypes from './routes/test-types.js';
+import meta from './routes/meta.js';
+
+/** Request-log redaction: keys never reach the logs. */
+export const REDACT = ['req.headers["api-key"]', 'req.headers.authorization'];
+
+export async function buildApp(deps: ApiDeps, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger === true ? { level: deps.config.logLevel, redact: REDACT, serializers: { req: serializeRequest } } : options.logger ?? false,
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false } },
+    trustProxy: false,
+  });
+  app.decorate('deps', deps);
+  // Collected at the root so that /info lists every documented route of every plugin.
+  const endpoints: { method: string; path: string }[] = [];
+  app.decorate('endpoints', endpoints);
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const documented = (route.schema as { tags?: unknown } | undefined)?.tags !== undefined;
+    for (const method of methods) {
+      if (method === 'HEAD' || !documented || endpoints.some((e) => e.method === method && e.path === route.url)) continue;
+      endpoints.push({ method, path: route.url });
+    }
+  });
+  await app.register(errors);
+  await app.register(auth);
+  await app.register(openapi);
+  await app.register(meta);
+  await app.register(openData);
+  await app.register(testTypes);
+  return app;
+}
+
+/** Logs a request without its query string's api-key. */
+function serializeRequest(req: { method: string; url: string; headers: Record<string, unknown>; ip?: string }) {
+  return {
+    method: req.method,
+    url: req.url.replace(/([?&]api-key=)[^&]*/gi, '$1[Redacted]'),
+    remoteAddress: req.ip,
+    headers: { ...req.headers, ...(req.headers['api-key'] ? { 'api-key': '[Redacted]' } : {}) },
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * Info, health and the machine-readable description.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import YAML from 'yaml';
+import { ping } from '../../core/store/sites.js';
+
+const HEALTH_SCHEMA = {
+  type: 'object',
+  description: 'Decided where the spec says "not shown": status of the API and of its database connection, with the database round-trip time.',
+  properties: {
+    status: { type: 'string', enum: ['ok', 'unavailable'] },
+    version: { type: 'string' },
+    uptime_s: { type: 'integer' },
+    database: {
+      type: 'object',
+      properties: { status: { type: 'string', enum: ['ok', 'unavailable'] }, latency_ms: { type: 'integer' }, error: { type: 'string' } },
+      required: ['status'],
+    },
+    timestamp: { type: 'string' },
+  },
+  required: ['status', 'database', 'timestamp'],
+} as const;
+
+const HEALTH_TIMEOUT_MS = 2_000;
+
+const meta: FastifyPluginAsync = async (app) => {
+  const info = async () => ({
+    name: 'webperf',
+    version: app.deps.version,
+    environment: app.deps.config.env,
+    endpoints: app.endpoints,
+  });
+  const infoSchema = {
+    tags: ['meta'],
+    summary: 'Name, version, environment and available endpoints',
+    response: {
+      200: {
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          version: { type: 'string' },
+          environment: { type: 'string' },
+          endpoints: { type: 'array', items: { type: 'object', properties: { method: { type: 'string' }, path: { type: 'string' } } } },
+        },
+        required: ['name', 'version', 'environment', 'endpoints'],
+      },
+    },
+  };
+  app.get('/info', { schema: infoSchema }, info);
+  app.get('/api/info', { schema: infoSchema }, info);
+
+  const started = Date.now();
+  app.get('/health', {
+    schema: { tags: ['meta'], summary: 'Health of the API and its database', description: '200 when the database answers within 2 s, 503 otherwise (same body shape). Recovers by itself when the database is back.', response: { 200: HEALTH_SCHEMA, 503: HEALTH_SCHEMA } },
+  }, async (_request, reply) => {
+    const t0 = Date.now();
+    const base = { version: app.deps.version, uptime_s: Math.floor((Date.now() - started) / 1000), timestamp: new Date().toISOString() };
+    try {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        ping(app.deps.db),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${HEALTH_TIMEOUT_MS} ms`)), HEALTH_TIMEOUT_MS);
+        }),
+      ]).finally(() => clearTimeout(timer));
+      return { status: 'ok', ...base, database: { status: 'ok', latency_ms: Date.now() - t0 } };
+    } catch (err) {
+      const message = err instanceof Error && /no answer/.test(err.message) ? err.message : 'the database does not respond';
+      return reply.status(503).send({ status: 'unavailable', ...base, database: { status: 'unavailable', error: message } });
+    }
+  });
+
+  app.get('/openapi.json', { schema: { tags: ['meta'], summary: 'This description (JSON)' } }, async () => app.swagger());
+  const yaml = async (_request: unknown, reply: any) => reply.type('application/x-yaml').send(YAML.stringify(app.swagger()));
+  app.get('/openapi.yaml', { schema: { tags: ['meta'], summary: 'This description (YAML, application/x-yaml)' } }, yaml);
+  app.get('/openapi.yml', { schema: { tags: ['meta'], summary: 'This description (YAML, application/x-yaml)' } }, yaml);
+};
+
+export default meta;

@@ -1,0 +1,137 @@
+/**
+ * Web-analytics detection from the signatures in data/analytics-rules.json (29 tools; derived
+ * from webperf_core, see data/README.md). Serves plugin type 101, the tracking plugin's cookie
+ * labels and the agency CSV's columns.
+ *
+ * - A tool is present when one of its `matches` occurs as a substring of a request URL (url
+ *   evidence) or of a response body (body evidence), or when a cookie's name starts with one of
+ *   its `cookies` prefixes (cookie evidence). Matching is case-sensitive, exactly as the rules are
+ *   written ("window.GoogleAnalyticsObject", "_hjSession").
+ * - Entries of `cookies` starting with "source:" are comments, and so is any entry holding
+ *   whitespace (a cookie name never does: Mixpanel's "they may use cookies, but unclear...").
+ * - Shared prefixes: some cookies belong to several tools (_ga, _gid, __utma... to both Google
+ *   Analytics and Google Tag Manager; _pk_id, _pk_ses, _pk_cvar to both Piwik PRO and Matomo).
+ *   Such a cookie is attributed to those of its tools that have other evidence (url, body, or a
+ *   cookie only they set, such as _pk_ref for Matomo); when none has, to the first of them in the
+ *   rules file's order (Google Analytics before Google Tag Manager, Piwik PRO before Matomo). So a
+ *   lone _ga cookie names Google Analytics only, never both tools.
+ * - Evidence lists each rule string once per kind, url and body evidence in rules order, then
+ *   cookies by name; `match` is the rule's substring for url and body evidence and the cookie's
+ *   name for cookie evidence.
+ * - Tools are sorted by name in code-unit order (the names are ASCII).
+ */
+import rulesFile from './data/analytics-rules.json' with { type: 'json' };
+
+/** One tool's signatures, comments removed. */
+export interface AnalyticsRule {
+  name: string;
+  /** Substrings of request URLs or response bodies. */
+  matches: string[];
+  /** Cookie-name prefixes. */
+  cookies: string[];
+}
+
+export type AnalyticsEvidenceKind = 'url' | 'body' | 'cookie';
+
+/** Why a tool was detected. */
+export interface AnalyticsEvidence {
+  kind: AnalyticsEvidenceKind;
+  /** The rule's substring (url, body) or the cookie's name (cookie). */
+  match: string;
+}
+
+/** One detected tool. */
+export interface AnalyticsDetection {
+  tool: string;
+  evidence: AnalyticsEvidence[];
+}
+
+/** What detection looks at: the page load's request URLs, response bodies and cookie names. */
+export interface AnalyticsInput {
+  urls: readonly string[];
+  bodies: readonly string[];
+  cookies: readonly { name: string }[];
+}
+
+function isCookiePrefix(entry: string): boolean {
+  return entry.length > 0 && !entry.startsWith('source:') && !/\s/.test(entry);
+}
+
+/** Checks the data file's shape once at load: a malformed rules file must fail loudly. */
+function loadRules(raw: unknown): AnalyticsRule[] {
+  if (!Array.isArray(raw)) throw new Error('analytics-rules.json: expected an array of tools');
+  const strings = (value: unknown, where: string): string[] => {
+    if (value === undefined) return [];
+    if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
+      throw new Error(`analytics-rules.json: ${where} must be a list of strings`);
+    }
+    return value;
+  };
+  return raw.map((tool: any, i) => {
+    if (!tool || typeof tool.name !== 'string' || !tool.name) throw new Error(`analytics-rules.json: tool ${i} has no name`);
+    return {
+      name: tool.name,
+      matches: strings(tool.matches, `${tool.name}.matches`).filter((m) => m.length > 0),
+      cookies: strings(tool.cookies, `${tool.name}.cookies`).filter(isCookiePrefix),
+    };
+  });
+}
+
+/** The rules, in the data file's order (that order breaks ties between shared cookie prefixes). */
+export const ANALYTICS_RULES: readonly AnalyticsRule[] = Object.freeze(loadRules(rulesFile));
+
+/** Every tool name, in the rules file's order: the agency CSV's tool columns. */
+export const ANALYTICS_TOOLS: string[] = Object.freeze(ANALYTICS_RULES.map((r) => r.name)) as string[];
+
+/** Tools (in rules order) that list a prefix of this cookie name. */
+function cookieOwners(name: string): AnalyticsRule[] {
+  return ANALYTICS_RULES.filter((r) => r.cookies.some((prefix) => name.startsWith(prefix)));
+}
+
+/**
+ * The analytics tool a cookie belongs to, or null. A cookie several tools set goes to the first
+ * of them found in `present` (tools otherwise detected on the page), else to the first in rules
+ * order: analyticsCookieTool('_ga') is 'Google Analytics'.
+ */
+export function analyticsCookieTool(name: string, present: readonly string[] = []): string | null {
+  const owners = cookieOwners(name);
+  if (owners.length === 0) return null;
+  return (owners.find((r) => present.includes(r.name)) ?? owners[0]).name;
+}
+
+/** The analytics tools the page load shows, sorted by tool name. */
+export function detectAnalytics(input: AnalyticsInput): AnalyticsDetection[] {
+  const evidence = new Map<string, AnalyticsEvidence[]>();
+  const add = (tool: string, e: AnalyticsEvidence) => {
+    const list = evidence.get(tool) ?? [];
+    if (!list.some((x) => x.kind === e.kind && x.match === e.match)) list.push(e);
+    evidence.set(tool, list);
+  };
+
+  for (const rule of ANALYTICS_RULES) {
+    for (const m of rule.matches) {
+      if (input.urls.some((u) => u.includes(m))) add(rule.name, { kind: 'url', match: m });
+    }
+    for (const m of rule.matches) {
+      if (input.bodies.some((b) => b.includes(m))) add(rule.name, { kind: 'body', match: m });
+    }
+  }
+
+  // Cookies one tool alone sets come first: they count as other evidence for shared ones.
+  const names = [...new Set(input.cookies.map((c) => c.name))].sort();
+  const shared: [string, AnalyticsRule[]][] = [];
+  for (const name of names) {
+    const owners = cookieOwners(name);
+    if (owners.length === 1) add(owners[0].name, { kind: 'cookie', match: name });
+    else if (owners.length > 1) shared.push([name, owners]);
+  }
+  const evidenced = new Set(evidence.keys());
+  for (const [name, owners] of shared) {
+    const withOther = owners.filter((r) => evidenced.has(r.name));
+    for (const r of withOther.length > 0 ? withOther : [owners[0]]) add(r.name, { kind: 'cookie', match: name });
+  }
+
+  return [...evidence.entries()]
+    .map(([tool, ev]) => ({ tool, evidence: ev }))
+    .sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
+}

@@ -1,0 +1,64 @@
+/**
+ * The engine: test a page (gather once, rate many) and, for a queued run, store the results.
+ */
+import type { Browser } from 'puppeteer-core';
+import type { Db } from './db/database.js';
+import { gather } from './gather/gather.js';
+import type { Lang } from './i18n/langs.js';
+import { createProbes } from './net/probes.js';
+import type { TargetGuard } from './net/target-guard.js';
+import type { Artifacts, TestPlugin } from './plugin-api.js';
+import { runPlugins, type TestOutcome } from './pipeline.js';
+import type { PluginRegistry } from './registry.js';
+import { getRun, markRun, saveRunResults } from './store/runs.js';
+
+export interface EngineDeps {
+  browser: Browser;
+  guard: TargetGuard;
+  registry: PluginRegistry;
+  /** Time limit of the page load. */
+  gatherTimeoutMs?: number;
+}
+
+export interface PageTest {
+  artifacts: Artifacts;
+  outcomes: TestOutcome[];
+  gatherMs: number;
+  pluginsMs: number;
+}
+
+export interface TestPageOptions {
+  lang?: Lang;
+  onPhase?: (phase: string) => void;
+  onPlugin?: (plugin: TestPlugin, outcome: TestOutcome) => void;
+}
+
+/** Loads the page once and runs the given plugins on its artifacts. */
+export async function testPage(url: string, plugins: readonly TestPlugin[], deps: EngineDeps, options: TestPageOptions = {}): Promise<PageTest> {
+  const t0 = Date.now();
+  const artifacts = await gather(url, { browser: deps.browser, guard: deps.guard, timeoutMs: deps.gatherTimeoutMs, onPhase: options.onPhase });
+  const t1 = Date.now();
+  options.onPhase?.('plugins');
+  const outcomes = await runPlugins(plugins, artifacts, {
+    lang: options.lang,
+    probes: createProbes(deps.guard),
+    onPlugin: options.onPlugin,
+  });
+  return { artifacts, outcomes, gatherMs: t1 - t0, pluginsMs: Date.now() - t1 };
+}
+
+/** Executes a queued run: test its page and store every result in one transaction. */
+export async function executeRun(db: Db, runId: number, deps: EngineDeps): Promise<number[]> {
+  const run = await getRun(db, runId);
+  if (!run) throw new Error(`Run ${runId} does not exist`);
+  if (run.status === 'done') return [];
+  await markRun(db, runId, 'running');
+  const plugins = deps.registry.select(run.test_types);
+  try {
+    const { outcomes } = await testPage(run.url, plugins, deps);
+    return await saveRunResults(db, runId, outcomes);
+  } catch (err) {
+    await markRun(db, runId, 'failed', err instanceof Error ? err.message : String(err));
+    throw err;
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * API keys: random, high-entropy, with a recognisable prefix (`wpk_`); stored only as SHA-256
+ * hashes, looked up by their public id part and compared in constant time. A key reaches the
+ * sites linked to it; an agency key reaches its portfolio (the sites linked to it); an admin key
+ * reaches every site and has the elevated permissions.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Db } from '../db/database.js';
+
+export type KeyKind = 'standard' | 'agency' | 'admin';
+
+/** A key, resolved from a request. */
+export interface ResolvedKey {
+  id: number;
+  kind: KeyKind;
+  label: string;
+  /** Sites the key reaches; null means every site (admin). */
+  siteIds: number[] | null;
+}
+
+const KEY_RE = /^wpk_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+/** Creates a key and returns it: the only time the full key is ever seen. */
+export async function createKey(db: Db, options: { kind: KeyKind; siteIds: number[]; label?: string }): Promise<{ id: number; key: string; prefix: string }> {
+  const id = randomBytes(6).toString('hex');
+  const secret = randomBytes(32).toString('base64url');
+  const key = `wpk_${id}_${secret}`;
+  const prefix = `wpk_${id}`;
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .insertInto('api_keys')
+      .values({ prefix, hash: sha256(key), kind: options.kind, label: options.label ?? '' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    if (options.siteIds.length) {
+      await trx.insertInto('key_sites').values(options.siteIds.map((site_id) => ({ key_id: row.id, site_id }))).execute();
+    }
+    return { id: row.id, key, prefix };
+  });
+}
+
+/** Resolves a presented key, or null when it is malformed, unknown or revoked. */
+export async function resolveKey(db: Db, presented: string): Promise<ResolvedKey | null> {
+  const m = KEY_RE.exec(presented);
+  // Hash anyway so that a malformed key costs about as much as a wrong one.
+  const presentedHash = sha256(presented);
+  if (!m) return null;
+  const row = await db
+    .selectFrom('api_keys')
+    .select(['id', 'hash', 'kind', 'label', 'revoked_at'])
+    .where('prefix', '=', `wpk_${m[1]}`)
+    .executeTakeFirst();
+  if (!row || row.revoked_at !== null) return null;
+  if (row.hash.length !== presentedHash.length || !timingSafeEqual(row.hash, presentedHash)) return null;
+  const kind = row.kind as KeyKind;
+  if (kind === 'admin') return { id: row.id, kind, label: row.label, siteIds: null };
+  const sites = await db.selectFrom('key_sites').select('site_id').where('key_id', '=', row.id).orderBy('site_id').execute();
+  return { id: row.id, kind, label: row.label, siteIds: sites.map((s) => s.site_id) };
+}
+
+export function canReach(key: ResolvedKey, siteId: number): boolean {
+  return key.siteIds === null || key.siteIds.includes(siteId);
+}
+
+export async function revokeKey(db: Db, prefixOrId: string | number): Promise<boolean> {
+  const q = db.updateTable('api_keys').set({ revoked_at: new Date() }).where('revoked_at', 'is', null);
+  const res = await (typeof prefixOrId === 'number' ? q.where('id', '=', prefixOrId) : q.where('prefix', '=', prefixOrId)).executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+export async function listKeys(db: Db) {
+  const keys = await db.selectFrom('api_keys').select(['id', 'prefix', 'kind', 'label', 'created_at', 'revoked_at']).orderBy('id').execute();
+  const links = await db.selectFrom('key_sites').select(['key_id', 'site_id']).orderBy('site_id').execute();
+  return keys.map((k) => ({ ...k, site_ids: links.filter((l) => l.key_id === k.id).map((l) => l.site_id) }));
+}
+
+export async function addKeySites(db: Db, keyId: number, siteIds: number[]): Promise<void> {
+  if (!siteIds.length) return;
+  await db
+    .insertInto('key_sites')
+    .values(siteIds.map((site_id) => ({ key_id: keyId, site_id })))
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+}

@@ -1,0 +1,195 @@
+/**
+ * Test runs (one page, one load) and their results. All results of a run are written in one
+ * transaction, together with the summaries read often: latest result per site and test type,
+ * the site's scores, its monthly scores and its categories' averages.
+ */
+import { sql, type Transaction } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { DB } from '../db/schema.js';
+import { NOT_RATED, type Category } from '../plugin-api.js';
+import type { TestOutcome } from '../pipeline.js';
+import { addJob } from './jobs.js';
+
+export interface NewRun {
+  siteId: number;
+  url: string;
+  private?: boolean;
+  orderId?: number | null;
+  /** Null: every active plugin. */
+  testTypes?: number[] | null;
+}
+
+/** Creates a run and queues its job in the same transaction. */
+export async function queueRun(db: Db | Transaction<DB>, run: NewRun): Promise<number> {
+  const exec = async (trx: Transaction<DB>) => {
+    const row = await trx
+      .insertInto('test_runs')
+      .values({
+        site_id: run.siteId,
+        url: run.url,
+        private: run.private ?? false,
+        order_id: run.orderId ?? null,
+        test_types: run.testTypes ?? null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await addJob(trx, { task: 'run_tests', payload: { runId: row.id }, maxAttempts: 2 });
+    return row.id;
+  };
+  return 'isTransaction' in db && db.isTransaction ? exec(db as Transaction<DB>) : (db as Db).transaction().execute(exec);
+}
+
+export async function getRun(db: Db, id: number) {
+  return db.selectFrom('test_runs').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function markRun(db: Db, id: number, status: 'running' | 'failed', error?: string): Promise<void> {
+  await db
+    .updateTable('test_runs')
+    .set({ status, error: error ?? null, ...(status === 'failed' ? { finished_at: new Date() } : {}) })
+    .where('id', '=', id)
+    .execute();
+  if (status === 'failed') {
+    await db
+      .updateTable('orders')
+      .set({ status: 'failed' })
+      .where('id', '=', (eb) => eb.selectFrom('test_runs').select('order_id').where('id', '=', id))
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('test_runs').select('id').where('order_id', '=', eb.ref('orders.id')).where('status', 'in', ['queued', 'running']))))
+      .execute();
+  }
+}
+
+const RATING_COLUMN: Record<Category, 'rating_a11y' | 'rating_infosec' | 'rating_pagespeed' | 'rating_webstandard'> = {
+  a11y: 'rating_a11y',
+  infosec: 'rating_infosec',
+  pagespeed: 'rating_pagespeed',
+  webstandard: 'rating_webstandard',
+};
+
+const rated = (r: number | undefined | null) => (typeof r === 'number' && r !== NOT_RATED && r >= 1 ? r : null);
+
+/** Writes every outcome of a run, and the summaries, in one transaction. Returns the result ids. */
+export async function saveRunResults(db: Db, runId: number, outcomes: readonly TestOutcome[], testDate = new Date()): Promise<number[]> {
+  return db.transaction().execute(async (trx) => {
+    const run = await trx.selectFrom('test_runs').selectAll().where('id', '=', runId).forUpdate().executeTakeFirstOrThrow();
+    const ids: number[] = [];
+    for (const o of outcomes) {
+      const row = await trx
+        .insertInto('test_results')
+        .values({
+          run_id: runId,
+          site_id: run.site_id,
+          private: run.private,
+          url: run.url,
+          type_of_test: o.typeOfTest,
+          rating: o.rating,
+          rating_a11y: rated(o.ratings.a11y),
+          rating_infosec: rated(o.ratings.infosec),
+          rating_pagespeed: rated(o.ratings.pagespeed),
+          rating_webstandard: rated(o.ratings.webstandard),
+          reports: JSON.stringify(o.reports),
+          json_check_data: JSON.stringify(o.data),
+          error: o.error,
+          test_date: testDate,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      ids.push(row.id);
+      if (!run.private) {
+        await trx
+          .insertInto('latest_results')
+          .values({ site_id: run.site_id, type_of_test: o.typeOfTest, result_id: row.id, test_date: testDate })
+          .onConflict((oc) =>
+            oc.columns(['site_id', 'type_of_test']).doUpdateSet({ result_id: row.id, test_date: testDate }).where('latest_results.test_date', '<=', testDate),
+          )
+          .execute();
+        await addMonthly(trx, run.site_id, testDate, o);
+        const tools = (o.data as { tools?: unknown }).tools;
+        if (Array.isArray(tools)) {
+          for (const tool of tools) {
+            await trx
+              .insertInto('analytics_detections')
+              .values({ site_id: run.site_id, run_id: runId, url: run.url, test_date: testDate, tool: String(tool) })
+              .onConflict((oc) => oc.doNothing())
+              .execute();
+          }
+        }
+      }
+    }
+    await trx.updateTable('test_runs').set({ status: 'done', finished_at: new Date(), error: null }).where('id', '=', runId).execute();
+    if (run.order_id !== null) {
+      await trx
+        .updateTable('orders')
+        .set({ status: 'done' })
+        .where('id', '=', run.order_id)
+        .where((eb) => eb.not(eb.exists(eb.selectFrom('test_runs').select('id').where('order_id', '=', run.order_id!).where('status', 'in', ['queued', 'running']))))
+        .execute();
+    }
+    if (!run.private) {
+      await refreshSiteScores(trx, run.site_id);
+      await refreshCategoryScores(trx, run.site_id);
+    }
+    return ids;
+  });
+}
+
+type Trx = Transaction<DB>;
+
+async function addMonthly(trx: Trx, siteId: number, date: Date, o: TestOutcome): Promise<void> {
+  const month = date.toISOString().slice(0, 7);
+  const parts: [string, number | null][] = [
+    ['kat-total', rated(o.rating)],
+    ['kat-a11y', rated(o.ratings.a11y)],
+    ['kat-infosec', rated(o.ratings.infosec)],
+    ['kat-perf', rated(o.ratings.pagespeed)],
+    ['kat-webstandard', rated(o.ratings.webstandard)],
+  ];
+  for (const [type, value] of parts) {
+    if (value === null) continue;
+    await trx
+      .insertInto('monthly_scores')
+      .values({ site_id: siteId, timeperiod: month, type_of_score: type, score_sum: value, score_count: 1 })
+      .onConflict((oc) =>
+        oc.columns(['site_id', 'timeperiod', 'type_of_score']).doUpdateSet({
+          score_sum: sql`monthly_scores.score_sum + excluded.score_sum`,
+          score_count: sql`monthly_scores.score_count + 1`,
+          updated_at: sql`now()`,
+        }),
+      )
+      .execute();
+  }
+}
+
+/** A site's scores: per category the mean of its latest results that rate it; overall the mean of their overall ratings. */
+export async function refreshSiteScores(trx: Trx | Db, siteId: number): Promise<void> {
+  await sql`
+    insert into site_scores (site_id, a11y, infosec, pagespeed, webstandard, overall, updated_at)
+    select ${siteId}::int,
+      avg(r.rating_a11y), avg(r.rating_infosec), avg(r.rating_pagespeed), avg(r.rating_webstandard),
+      avg(nullif(r.rating, ${NOT_RATED})) filter (where r.rating >= 1),
+      now()
+    from latest_results l join test_results r on r.id = l.result_id
+    where l.site_id = ${siteId}
+    on conflict (site_id) do update set
+      a11y = excluded.a11y, infosec = excluded.infosec, pagespeed = excluded.pagespeed,
+      webstandard = excluded.webstandard, overall = excluded.overall, updated_at = now()
+  `.execute(trx);
+}
+
+/** Averages of the latest site scores over the sites of each category the site belongs to. */
+export async function refreshCategoryScores(trx: Trx | Db, siteId: number | null): Promise<void> {
+  await sql`
+    insert into category_scores (category_id, a11y, infosec, pagespeed, webstandard, overall, updated_at)
+    select c.id, avg(s.a11y), avg(s.infosec), avg(s.pagespeed), avg(s.webstandard), avg(s.overall), now()
+    from categories c
+    left join site_categories sc on sc.category_id = c.id
+    left join site_scores s on s.site_id = sc.site_id
+    where ${siteId}::int is null or c.id in (select category_id from site_categories where site_id = ${siteId}::int)
+    group by c.id
+    on conflict (category_id) do update set
+      a11y = excluded.a11y, infosec = excluded.infosec, pagespeed = excluded.pagespeed,
+      webstandard = excluded.webstandard, overall = excluded.overall, updated_at = now()
+  `.execute(trx);
+}
+
+export { RATING_COLUMN };

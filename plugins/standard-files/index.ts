@@ -1,0 +1,57 @@
+/**
+ * Type 9: Standard files. Probes the site's origin (of the page after redirects) for robots.txt,
+ * its sitemaps, security.txt (RFC 9116) and the feeds the main document links to. Every probe is
+ * a guarded, memoised request beside the page load; the page itself is not loaded again.
+ * security.txt findings rate infosec, the rest webstandard.
+ */
+import { CATALOGUE } from '../../core/catalogue.js';
+import { definePlugin } from '../../core/plugin-api.js';
+import { issueRatings } from '../../core/rating.js';
+import { checkFeeds } from './feeds.js';
+import { checkRobots } from './robots.js';
+import { checkSecurityTxt } from './security-txt.js';
+import { checkSitemaps } from './sitemaps.js';
+import { STRINGS } from './strings.js';
+
+const entry = CATALOGUE.find((t) => t.id === 9)!;
+
+export default definePlugin({
+  meta: {
+    id: 9,
+    names: entry.names,
+    descriptions: entry.descriptions,
+    active: true,
+    categories: ['webstandard', 'infosec'],
+    requiredArtifacts: ['finalUrl', 'mainDocument'],
+    timeoutMs: 60_000,
+  },
+  async run(artifacts, { probes }) {
+    const startUrl = artifacts.finalUrl || artifacts.requestedUrl;
+    const origin = new URL(startUrl).origin;
+    const [robotsAndSitemaps, security, feeds] = await Promise.all([
+      checkRobots(probes, origin, startUrl).then(async (robots) => ({
+        robots,
+        sitemaps: await checkSitemaps(probes, origin, robots.data.sitemaps),
+      })),
+      checkSecurityTxt(probes, origin),
+      checkFeeds(probes, artifacts.mainDocument.html, artifacts.mainDocument.url || startUrl),
+    ]);
+    const { robots, sitemaps } = robotsAndSitemaps;
+    const findings = [...robots.findings, ...sitemaps.findings, ...feeds.findings, ...security.findings];
+
+    const readable = sitemaps.data.filter((s) => s.entries !== null);
+    const { url: _robotsUrl, ...robotsData } = robots.data;
+    const { url: _securityUrl, ...securityData } = security.data;
+    return {
+      ...issueRatings(findings, ['webstandard', 'infosec']),
+      findings,
+      summary: STRINGS.summary({
+        robots: robots.data.found,
+        sitemapEntries: readable.length ? readable.reduce((n, s) => n + (s.entries ?? 0), 0) : null,
+        securityTxt: security.data.found,
+        feeds: feeds.data.filter((f) => f.ok).length,
+      }),
+      data: { robots: robotsData, sitemaps: sitemaps.data, security_txt: securityData, feeds: feeds.data },
+    };
+  },
+});

@@ -1,0 +1,155 @@
+/**
+ * Type 23: Tracking and Privacy. Rates infosec, issue-based (core/rating.ts), from the one page
+ * load's network log and cookie jar. Nobody consents in an automated run, so every analytics
+ * cookie present was set without consent.
+ *
+ * Rules and severities (each counts once, `count` says how many requests or cookies):
+ *   analytics-cookie-without-consent  error    a cookie named like an analytics tool's (analytics-cookies.ts)
+ *   third-party-cookies               error    cookies of another site than the page's
+ *   cookie-not-secure                 error    no Secure flag (also on HTTP pages: such a site should be HTTPS);
+ *                                              the HTTP Observatory's cookies-without-secure-flag, −20
+ *   third-party-requests              warning  requests to hosts of other sites (core/gather/site.ts)
+ *   cookie-not-httponly               warning  no HttpOnly flag
+ *   cookie-samesite-missing           warning  no SameSite attribute
+ *   cookie-samesite-none              warning  SameSite=None
+ *   cookie-long-lifetime              warning  the site asks for more than 365 days
+ * Lifetimes are those the site declared in Set-Cookie (Max-Age before Expires) when the network
+ * log has it, else the cookie jar's (which Chromium caps at 400 days).
+ */
+import { CATALOGUE } from '../../core/catalogue.js';
+import { cookieHost, sameSite } from '../../core/gather/site.js';
+import { definePlugin, type CookieRecord, type Finding } from '../../core/plugin-api.js';
+import { issueRatings, round } from '../../core/rating.js';
+import { analyticsToolOf } from './analytics-cookies.js';
+import { cookieKey, declaredCookies } from './set-cookie.js';
+import { STRINGS } from './strings.js';
+
+const entry = CATALOGUE.find((t) => t.id === 23)!;
+const DAY_S = 86_400;
+const MAX_LIFETIME_DAYS = 365;
+
+/** One cookie as stored in json_check_data. */
+export interface CookieSummary {
+  name: string;
+  domain: string;
+  first_party: boolean;
+  secure: boolean;
+  http_only: boolean;
+  same_site: string | null;
+  session: boolean;
+  /** Days the site asked for (declared), else the browser's; null for a session cookie. */
+  lifetime_days: number | null;
+  /** Days the browser keeps it (after its own cap); null for a session cookie. */
+  browser_lifetime_days: number | null;
+  analytics_tool: string | null;
+}
+
+/** Third-party hosts and their request counts, most requests first. */
+export function thirdPartyHosts(urls: readonly string[], pageHost: string): { host: string; requests: number }[] {
+  const counts = new Map<string, number>();
+  for (const raw of urls) {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      continue;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') continue;
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (sameSite(host, pageHost)) continue;
+    counts.set(host, (counts.get(host) ?? 0) + 1);
+  }
+  return [...counts].map(([host, requests]) => ({ host, requests })).sort((a, b) => b.requests - a.requests || a.host.localeCompare(b.host));
+}
+
+export default definePlugin({
+  meta: {
+    id: 23,
+    names: entry.names,
+    descriptions: entry.descriptions,
+    active: true,
+    categories: ['infosec'],
+    requiredArtifacts: ['network', 'cookies'],
+  },
+  run(artifacts) {
+    const pageHost = new URL(artifacts.finalUrl || artifacts.mainDocument.url).hostname.replace(/^\[|\]$/g, '');
+    const hosts = thirdPartyHosts(artifacts.network.map((r) => r.url), pageHost);
+    const totalThirdParty = hosts.reduce((sum, h) => sum + h.requests, 0);
+
+    const declared = declaredCookies(artifacts.network);
+    const nowS = Date.now() / 1000;
+    const cookies: CookieSummary[] = artifacts.cookies.map((c: CookieRecord) => {
+      const session = c.expires === -1;
+      const browserDays = session ? null : round((c.expires - nowS) / DAY_S, 1);
+      const asked = declared.get(cookieKey(c.name, cookieHost(c.domain)))?.lifetimeSeconds;
+      return {
+        name: c.name,
+        domain: c.domain,
+        first_party: c.firstParty,
+        secure: c.secure,
+        http_only: c.httpOnly,
+        same_site: c.sameSite || null,
+        session,
+        lifetime_days: session ? null : asked !== undefined && asked !== null ? round(asked / DAY_S, 1) : browserDays,
+        browser_lifetime_days: browserDays,
+        analytics_tool: analyticsToolOf(c.name),
+      };
+    });
+
+    const findings: Finding[] = [];
+    /** What each finding concerns (cookie names or hosts), for json_check_data. */
+    const concerns = new Map<string, string[]>();
+    const add = (rule: string, severity: Finding['severity'], list: readonly CookieSummary[], text: Finding['text']) => {
+      if (list.length === 0) return;
+      findings.push({ rule, category: 'infosec', severity, text, count: list.length });
+      concerns.set(rule, list.map((c) => c.name));
+    };
+    const label = (c: CookieSummary) => c.name;
+    const analytics = cookies.filter((c) => c.analytics_tool);
+    const thirdPartyCookies = cookies.filter((c) => !c.first_party);
+    const notSecure = cookies.filter((c) => !c.secure);
+    const notHttpOnly = cookies.filter((c) => !c.http_only);
+    const sameSiteMissing = cookies.filter((c) => c.same_site === null);
+    const sameSiteNone = cookies.filter((c) => c.same_site === 'None');
+    const longLived = cookies.filter((c) => c.lifetime_days !== null && c.lifetime_days > MAX_LIFETIME_DAYS);
+
+    add('analytics-cookie-without-consent', 'error', analytics, STRINGS.analyticsWithoutConsent(analytics.map((c) => `${c.name} (${c.analytics_tool})`)));
+    add('third-party-cookies', 'error', thirdPartyCookies, STRINGS.thirdPartyCookies(thirdPartyCookies.map((c) => `${c.name} (${cookieHost(c.domain)})`)));
+    add('cookie-not-secure', 'error', notSecure, STRINGS.notSecure(notSecure.map(label)));
+    if (hosts.length > 0) {
+      findings.push({
+        rule: 'third-party-requests',
+        category: 'infosec',
+        severity: 'warning',
+        text: STRINGS.thirdPartyRequests(hosts.map((h) => h.host), totalThirdParty),
+        count: totalThirdParty,
+      });
+      concerns.set('third-party-requests', hosts.map((h) => h.host));
+    }
+    add('cookie-not-httponly', 'warning', notHttpOnly, STRINGS.notHttpOnly(notHttpOnly.map(label)));
+    add('cookie-samesite-missing', 'warning', sameSiteMissing, STRINGS.sameSiteMissing(sameSiteMissing.map(label)));
+    add('cookie-samesite-none', 'warning', sameSiteNone, STRINGS.sameSiteNone(sameSiteNone.map(label)));
+    add('cookie-long-lifetime', 'warning', longLived, STRINGS.longLifetime(longLived.map((c) => ({ name: c.name, days: c.lifetime_days! }))));
+
+    const { rating, ratings } = issueRatings(findings, ['infosec']);
+    return {
+      rating,
+      ratings,
+      findings,
+      summary: STRINGS.summary({
+        hosts: hosts.length,
+        requests: totalThirdParty,
+        cookies: cookies.length,
+        thirdPartyCookies: thirdPartyCookies.length,
+        analytics: analytics.length,
+      }),
+      data: {
+        url: artifacts.finalUrl,
+        third_party: { hosts, total: totalThirdParty },
+        cookies,
+        analytics_cookies: analytics.map((c) => ({ name: c.name, tool: c.analytics_tool })),
+        findings: findings.map((f) => ({ rule: f.rule, severity: f.severity, count: f.count ?? 1, details: { concerns: concerns.get(f.rule) ?? [] } })),
+      },
+    };
+  },
+});

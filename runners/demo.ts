@@ -1,0 +1,62 @@
+/**
+ * The demo: a small bundled website (runners/demo-site) served on loopback, registered as the demo
+ * site with a demo api-key and a premium level, and tested at first start so that a newcomer sees
+ * real scores at GET /item/{demo id} within minutes. The demo key is published by design (the
+ * spec's "published demo key"): it is kept in the data folder (mode 0600) so that every start can
+ * print it; the database holds only its hash.
+ */
+import { chmod, readFile, writeFile, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Db } from '../core/db/database.js';
+import { createKey, resolveKey, revokeKey } from '../core/store/keys.js';
+import { queueRun } from '../core/store/runs.js';
+import { createSite, getSetting, setSetting } from '../core/store/sites.js';
+import { startStaticSite } from './static-site.js';
+
+export const DEMO_ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'demo-site');
+export const DEMO_LEVEL = { name: 'demo', monthly_quota: 200 };
+
+export interface Demo {
+  siteId: number;
+  key: string;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startDemo(db: Db, dataDir: string, options: { port?: number } = {}): Promise<Demo> {
+  const site = await startStaticSite(DEMO_ROOT, { port: options.port ?? 0 });
+  await db.insertInto('premium_levels').values(DEMO_LEVEL).onConflict((oc) => oc.column('name').doNothing()).execute();
+  let siteId = await getSetting<number>(db, 'demo_site_id');
+  let firstStart = false;
+  if (siteId === undefined) {
+    siteId = await createSite(db, { title: 'Exempelby kommun (demo)', url: site.url, premiumLevel: DEMO_LEVEL.name });
+    await db.insertInto('categories').values({ title: 'Demo' }).onConflict((oc) => oc.column('title').doNothing()).execute();
+    const cat = await db.selectFrom('categories').select('id').where('title', '=', 'Demo').executeTakeFirstOrThrow();
+    await db.insertInto('site_categories').values({ site_id: siteId, category_id: cat.id }).onConflict((oc) => oc.doNothing()).execute();
+    await setSetting(db, 'demo_site_id', siteId);
+    firstStart = true;
+  } else {
+    // The loopback port changes from one start to the next.
+    await db.updateTable('sites').set({ url: site.url }).where('id', '=', siteId).execute();
+  }
+
+  const file = path.join(dataDir, 'demo.json');
+  let key: string | null = null;
+  try {
+    const saved = JSON.parse(await readFile(file, 'utf8')) as { siteId: number; key: string };
+    if (saved.siteId === siteId && (await resolveKey(db, saved.key))) key = saved.key;
+  } catch {
+    key = null;
+  }
+  if (!key) {
+    const old = await db.selectFrom('api_keys').select('id').where('label', '=', 'demo').where('revoked_at', 'is', null).execute();
+    for (const k of old) await revokeKey(db, k.id);
+    key = (await createKey(db, { kind: 'standard', siteIds: [siteId], label: 'demo' })).key;
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(file, JSON.stringify({ siteId, key }, null, 2) + '\n', { mode: 0o600 });
+    await chmod(file, 0o600);
+  }
+  if (firstStart) await queueRun(db, { siteId, url: site.url });
+  return { siteId, key, url: site.url, close: () => site.close() };
+}

@@ -1,0 +1,139 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import t from 'tap';
+import { ANALYTICS_RULES, ANALYTICS_TOOLS, analyticsCookieTool, detectAnalytics } from '../../core/analytics.js';
+import { PROJECT_ROOT } from '../../core/config.js';
+import { fixtureRoot } from '../helpers/fixture-artifacts.js';
+
+const none = { urls: [], bodies: [], cookies: [] };
+const tools = (input: Partial<Parameters<typeof detectAnalytics>[0]>) => detectAnalytics({ ...none, ...input }).map((d) => d.tool);
+
+t.test('the 29 tools of the rules file, in its order', async (t) => {
+  const raw = JSON.parse(await readFile(path.join(PROJECT_ROOT, 'core', 'data', 'analytics-rules.json'), 'utf8'));
+  t.equal(ANALYTICS_TOOLS.length, 29);
+  t.same(ANALYTICS_TOOLS, raw.map((r: { name: string }) => r.name));
+  t.same(ANALYTICS_TOOLS.slice(0, 5), ['Piwik PRO', 'Matomo', 'Matomo Tag Manager', 'Google Analytics', 'Google Tag Manager']);
+  t.throws(() => (ANALYTICS_TOOLS as string[]).push('x'), 'the list is frozen');
+});
+
+t.test('comment lines are no cookie prefixes', async (t) => {
+  for (const rule of ANALYTICS_RULES) {
+    for (const prefix of rule.cookies) t.notOk(prefix.startsWith('source:') || /\s/.test(prefix), `${rule.name}: ${prefix}`);
+  }
+  t.same(ANALYTICS_RULES.find((r) => r.name === 'Mixpanel')!.cookies, [], "Mixpanel's note is not a prefix");
+  t.same(ANALYTICS_RULES.find((r) => r.name === 'Vizzit')!.cookies, ['___vizzit']);
+  t.same(tools({ cookies: [{ name: 'source' }, { name: 'they' }] }), []);
+});
+
+t.test('every tool is detected, alone, by each of its match strings in a body and in a URL', async (t) => {
+  for (const rule of ANALYTICS_RULES) {
+    t.ok(rule.matches.length > 0, `${rule.name} has match strings`);
+    for (const m of rule.matches) {
+      t.same(detectAnalytics({ ...none, bodies: [`<html>…${m}…</html>`] }), [{ tool: rule.name, evidence: [{ kind: 'body', match: m }] }], `${rule.name} by body ${m}`);
+      t.same(detectAnalytics({ ...none, urls: [`https://cdn.example/x/${m}?v=1`] }), [{ tool: rule.name, evidence: [{ kind: 'url', match: m }] }], `${rule.name} by URL ${m}`);
+    }
+  }
+});
+
+t.test('every cookie prefix names a tool', async (t) => {
+  for (const rule of ANALYTICS_RULES) {
+    for (const prefix of rule.cookies) {
+      const owner = analyticsCookieTool(`${prefix}123`, [rule.name]);
+      t.equal(owner, rule.name, `${prefix} → ${rule.name}`);
+    }
+  }
+});
+
+t.test('matching is case-sensitive, as the rules are written', async (t) => {
+  t.same(tools({ bodies: ['WINDOW.GOOGLEANALYTICSOBJECT = "ga"'] }), []);
+  t.same(tools({ bodies: ['window.GoogleAnalyticsObject = "ga"'] }), ['Google Analytics']);
+  t.same(tools({ cookies: [{ name: '_GA' }] }), []);
+});
+
+t.test('cookies: unique prefixes, and prefixes several tools share', async (t) => {
+  t.same(detectAnalytics({ ...none, cookies: [{ name: '_hjSession_12345' }, { name: 'session' }] }), [
+    { tool: 'Hotjar', evidence: [{ kind: 'cookie', match: '_hjSession_12345' }] },
+  ]);
+
+  // _ga belongs to Google Analytics and Google Tag Manager: alone, it names the first in rules order.
+  t.same(detectAnalytics({ ...none, cookies: [{ name: '_ga' }, { name: '_ga_ABC123' }] }), [
+    { tool: 'Google Analytics', evidence: [{ kind: 'cookie', match: '_ga' }, { kind: 'cookie', match: '_ga_ABC123' }] },
+  ]);
+  // With Google Tag Manager's script and no Google Analytics code, _ga goes to Google Tag Manager only.
+  t.same(detectAnalytics({ ...none, urls: ['https://www.googletagmanager.com/gtag/js?id=G-1'], cookies: [{ name: '_ga' }] }), [
+    { tool: 'Google Tag Manager', evidence: [{ kind: 'url', match: 'googletagmanager.com/gtag' }, { kind: 'cookie', match: '_ga' }] },
+  ]);
+  // Both present: both get the cookie.
+  t.same(
+    detectAnalytics({
+      ...none,
+      urls: ['https://www.googletagmanager.com/gtm.js?id=GTM-1', 'https://www.google-analytics.com/analytics.js'],
+      cookies: [{ name: '_gid' }],
+    }),
+    [
+      { tool: 'Google Analytics', evidence: [{ kind: 'url', match: 'google-analytics.com/analytics.js' }, { kind: 'cookie', match: '_gid' }] },
+      { tool: 'Google Tag Manager', evidence: [{ kind: 'url', match: 'googletagmanager.com/gtm.js' }, { kind: 'cookie', match: '_gid' }] },
+    ],
+  );
+
+  // _pk_id belongs to Piwik PRO and Matomo: alone, Piwik PRO (first in rules order) ...
+  t.same(tools({ cookies: [{ name: '_pk_id.1.a1b2' }] }), ['Piwik PRO']);
+  // ... with Matomo's code, Matomo ...
+  t.same(tools({ bodies: ['_paq.push(["setTrackerUrl", "/matomo.php"])'], cookies: [{ name: '_pk_id.1.a1b2' }] }), ['Matomo']);
+  // ... and with a cookie only Matomo sets (_pk_ref), Matomo too.
+  t.same(detectAnalytics({ ...none, cookies: [{ name: '_pk_ses.1.a1b2' }, { name: '_pk_ref.1.a1b2' }, { name: '_pk_id.1.a1b2' }] }), [
+    {
+      tool: 'Matomo',
+      evidence: [
+        { kind: 'cookie', match: '_pk_ref.1.a1b2' },
+        { kind: 'cookie', match: '_pk_id.1.a1b2' },
+        { kind: 'cookie', match: '_pk_ses.1.a1b2' },
+      ],
+    },
+  ]);
+  // Piwik PRO's own cookie makes _pk_id Piwik PRO's.
+  t.same(tools({ cookies: [{ name: '_pk_id.1.a1b2' }, { name: 'ppms_privacy_abc' }] }), ['Piwik PRO']);
+
+  t.equal(analyticsCookieTool('_ga'), 'Google Analytics');
+  t.equal(analyticsCookieTool('_ga', ['Google Tag Manager']), 'Google Tag Manager');
+  t.equal(analyticsCookieTool('_pk_id.1.a1b2'), 'Piwik PRO');
+  t.equal(analyticsCookieTool('_pk_id.1.a1b2', ['Matomo']), 'Matomo');
+  t.equal(analyticsCookieTool('_pk_ref.1.a1b2'), 'Matomo');
+  t.equal(analyticsCookieTool('ai_session'), 'Application Insights');
+  t.equal(analyticsCookieTool('session'), null);
+  t.equal(analyticsCookieTool(''), null);
+});
+
+t.test('evidence is listed once per rule string, tools sorted by name', async (t) => {
+  const found = detectAnalytics({
+    urls: ['https://static.hotjar.com/c/hotjar-1.js?sv=6', 'https://static.hotjar.com/c/hotjar-1.js?sv=7', 'https://cdn.usefathom.com/script.js'],
+    bodies: ['window.hj=window.hj||function(){}', 'window.hj=window.hj||function(){}; window._hjSettings={}'],
+    cookies: [{ name: '_hjSession_1' }, { name: '_hjSession_1' }],
+  });
+  t.same(found, [
+    { tool: 'Fathom Analytics', evidence: [{ kind: 'url', match: 'cdn.usefathom.com' }] },
+    {
+      tool: 'Hotjar',
+      evidence: [
+        { kind: 'url', match: 'https://static.hotjar.com/c/hotjar-' },
+        { kind: 'body', match: 'window._hjSettings' },
+        { kind: 'body', match: 'window.hj=window.hj' },
+        { kind: 'cookie', match: '_hjSession_1' },
+      ],
+    },
+  ]);
+});
+
+t.test('no false positive on a plain page', async (t) => {
+  const html = await readFile(path.join(fixtureRoot('good'), 'index.html'), 'utf8');
+  const plainScript = 'document.querySelector("form").addEventListener("submit", (e) => { if (!e.target.checkValidity()) e.preventDefault(); });';
+  t.same(
+    detectAnalytics({
+      urls: ['https://www.example.org/', 'https://www.example.org/style.css', 'https://www.example.org/images/logo.svg', 'https://www.example.org/js/app.js'],
+      bodies: [html, plainScript],
+      cookies: [{ name: 'session' }, { name: 'lang' }, { name: 'cookieconsent_status' }],
+    }),
+    [],
+  );
+  t.same(detectAnalytics(none), []);
+});
