@@ -9,6 +9,8 @@ import openapi from './plugins/openapi.js';
 import openData from './routes/open-data.js';
 import testTypes from './routes/test-types.js';
 import meta from './routes/meta.js';
+import premium from './routes/premium/index.js';
+import { LATEST_VERSION } from './envelope.js';
 
 /** Request-log redaction: keys never reach the logs. */
 export const REDACT = ['req.headers["api-key"]', 'req.headers.authorization'];
@@ -37,6 +39,8 @@ export async function buildApp(deps: ApiDeps, options: { logger?: boolean | obje
   await app.register(meta);
   await app.register(openData);
   await app.register(testTypes);
+  await app.register(premium, { version: LATEST_VERSION, hidden: false });
+  await app.register(premium, { prefix: `/${LATEST_VERSION}`, version: LATEST_VERSION, hidden: true });
   return app;
 }
 

@@ -1,0 +1,25 @@
+/**
+ * Arrange the real API over a fresh test database (cloned from the migrated template).
+ */
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../api/app.js';
+import { loadConfig, type Config } from '../../core/config.js';
+import { PluginRegistry } from '../../core/registry.js';
+import { BUILTIN_PLUGINS } from '../../plugins/index.js';
+import { createTestDb, type TestDb } from './db.js';
+
+export interface TestApi extends TestDb {
+  app: FastifyInstance;
+  config: Config;
+  registry: PluginRegistry;
+}
+
+export async function buildTestApi(t: { teardown(fn: () => unknown): void }, overrides: Partial<Config> = {}): Promise<TestApi> {
+  const testDb = await createTestDb(t);
+  const config = loadConfig({ NODE_ENV: 'test' }, { publicUrl: 'http://webperf.test', databaseUrl: testDb.url, ...overrides });
+  const registry = new PluginRegistry(BUILTIN_PLUGINS);
+  const app = await buildApp({ db: testDb.db, config, registry, version: '1.0.0' });
+  await app.ready();
+  t.teardown(() => app.close());
+  return { ...testDb, app, config, registry };
+}
