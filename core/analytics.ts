@@ -12,9 +12,10 @@
  * - Shared prefixes: some cookies belong to several tools (_ga, _gid, __utma... to both Google
  *   Analytics and Google Tag Manager; _pk_id, _pk_ses, _pk_cvar to both Piwik PRO and Matomo).
  *   Such a cookie is attributed to those of its tools that have other evidence (url, body, or a
- *   cookie only they set, such as _pk_ref for Matomo); when none has, to the first of them in the
- *   rules file's order (Google Analytics before Google Tag Manager, Piwik PRO before Matomo). So a
- *   lone _ga cookie names Google Analytics only, never both tools.
+ *   cookie only they set, such as _pk_ref for Matomo or ppms_privacy_ for Piwik PRO); when none
+ *   has, to the tool that introduced the cookie (COOKIE_ORIGINATORS: Google Analytics for _ga and
+ *   __utm*, Matomo, formerly Piwik, for _pk_*), else to the first owner in the rules file's order.
+ *   So a lone _ga names Google Analytics and a lone _pk_id Matomo, never both tools.
  * - Evidence lists each rule string once per kind, url and body evidence in rules order, then
  *   cookies by name; `match` is the rule's substring for url and body evidence and the cookie's
  *   name for cookie evidence.
@@ -83,20 +84,33 @@ export const ANALYTICS_RULES: readonly AnalyticsRule[] = Object.freeze(loadRules
 /** Every tool name, in the rules file's order: the agency CSV's tool columns. */
 export const ANALYTICS_TOOLS: string[] = Object.freeze(ANALYTICS_RULES.map((r) => r.name)) as string[];
 
+/**
+ * Tools that introduced cookies other tools also list (Piwik PRO kept Piwik's _pk_ cookies when it
+ * forked; Google Tag Manager sets Google Analytics' cookies): they take a shared cookie that no
+ * other evidence attributes.
+ */
+export const COOKIE_ORIGINATORS: readonly string[] = ['Google Analytics', 'Matomo'];
+
 /** Tools (in rules order) that list a prefix of this cookie name. */
 function cookieOwners(name: string): AnalyticsRule[] {
   return ANALYTICS_RULES.filter((r) => r.cookies.some((prefix) => name.startsWith(prefix)));
 }
 
+/** The owner a shared cookie goes to when nothing else on the page tells its owners apart. */
+function defaultOwner(owners: readonly AnalyticsRule[]): AnalyticsRule {
+  return owners.find((r) => COOKIE_ORIGINATORS.includes(r.name)) ?? owners[0];
+}
+
 /**
  * The analytics tool a cookie belongs to, or null. A cookie several tools set goes to the first
- * of them found in `present` (tools otherwise detected on the page), else to the first in rules
- * order: analyticsCookieTool('_ga') is 'Google Analytics'.
+ * of them (rules order) found in `present` (tools otherwise detected on the page), else to the
+ * tool that introduced it: analyticsCookieTool('_ga') is 'Google Analytics',
+ * analyticsCookieTool('_pk_id.1.ab') is 'Matomo'.
  */
 export function analyticsCookieTool(name: string, present: readonly string[] = []): string | null {
   const owners = cookieOwners(name);
   if (owners.length === 0) return null;
-  return (owners.find((r) => present.includes(r.name)) ?? owners[0]).name;
+  return (owners.find((r) => present.includes(r.name)) ?? defaultOwner(owners)).name;
 }
 
 /** The analytics tools the page load shows, sorted by tool name. */
@@ -128,7 +142,7 @@ export function detectAnalytics(input: AnalyticsInput): AnalyticsDetection[] {
   const evidenced = new Set(evidence.keys());
   for (const [name, owners] of shared) {
     const withOther = owners.filter((r) => evidenced.has(r.name));
-    for (const r of withOther.length > 0 ? withOther : [owners[0]]) add(r.name, { kind: 'cookie', match: name });
+    for (const r of withOther.length > 0 ? withOther : [defaultOwner(owners)]) add(r.name, { kind: 'cookie', match: name });
   }
 
   return [...evidence.entries()]

@@ -15,6 +15,7 @@ import { RULES, STRINGS } from './strings.js';
 const entry = CATALOGUE.find((t) => t.id === 27)!;
 const STYLELINT_VERSION: string = createRequire(import.meta.url)('stylelint/package.json').version;
 
+/** One stylelint message, as stored in json_check_data. */
 interface LintMessage {
   rule: string;
   severity: Severity;
@@ -48,8 +49,9 @@ export default definePlugin({
     active: true,
     categories: ['webstandard'],
     requiredArtifacts: ['stylesheets'],
+    timeoutMs: 60_000,
   },
-  async run(artifacts) {
+  async run(artifacts, { signal }) {
     const base = { linter: 'stylelint', version: STYLELINT_VERSION, rules: [...ERROR_RULES, ...WARNING_RULES] };
     if (artifacts.stylesheets.length === 0) {
       return { rating: NOT_RATED, ratings: {}, findings: [], summary: STRINGS.noStylesheets, data: { ...base, stylesheets: [], errors: 0, warnings: 0 } };
@@ -58,6 +60,7 @@ export default definePlugin({
     let inline = 0;
     const sheets: { url: string; messages: LintMessage[] }[] = [];
     for (const sheet of artifacts.stylesheets) {
+      if (signal.aborted) break; // out of time: the pipeline has already given up on this run
       const url = sheet.url || STRINGS.inline(++inline);
       sheets.push({ url, messages: sheet.content.trim() ? await lintSheet(sheet.content) : [] });
     }

@@ -5,6 +5,7 @@
  * the redirects are followed to judge the page finally shown. The answer must be 404 (410 Gone
  * is accepted too); 2xx is a soft 404. The page must have a title, a heading, at least
  * MIN_TEXT characters of visible text and a lang attribute, in the start page's language.
+ * json_check_data: `status` is the first answer (before redirects), `final_status` the last.
  */
 import { randomBytes } from 'node:crypto';
 import { CATALOGUE } from '../../core/catalogue.js';

@@ -22,6 +22,7 @@ function textOf(html: string): string {
 
 const withoutComments = (html: string) => html.replace(/<!--[\s\S]*?-->/g, '');
 
+/** What a not-found page is judged on. */
 export interface PageFacts {
   title: string;
   heading: string;

@@ -6,6 +6,7 @@ import type { Finding, Probes } from '../../core/plugin-api.js';
 import { isFile, parseXml } from './answers.js';
 import { STRINGS } from './strings.js';
 
+/** One entry of json_check_data.feeds. */
 export interface FeedData {
   url: string;
   status: number;

@@ -8,6 +8,7 @@ import { STRINGS } from './strings.js';
 // under NodeNext the default import is that function at run time, whatever the types say.
 const robotsParser = robotsParserModule as unknown as typeof robotsParserModule.default;
 
+/** json_check_data.robots (the URL is left out of what is stored). */
 export interface RobotsData {
   url: string;
   status: number;

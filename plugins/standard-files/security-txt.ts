@@ -8,6 +8,7 @@ import type { Finding, Probes } from '../../core/plugin-api.js';
 import { isFile, mediaType } from './answers.js';
 import { STRINGS } from './strings.js';
 
+/** json_check_data.security_txt (the URL is left out of what is stored). */
 export interface SecurityTxtData {
   url: string;
   status: number;

@@ -7,6 +7,7 @@ import type { Finding, Probes } from '../../core/plugin-api.js';
 import { isFile, mediaType, parseXml } from './answers.js';
 import { STRINGS } from './strings.js';
 
+/** One entry of json_check_data.sitemaps. */
 export interface SitemapData {
   url: string;
   status: number;

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { ANALYTICS_RULES, ANALYTICS_TOOLS, analyticsCookieTool, detectAnalytics } from '../../core/analytics.js';
+import { ANALYTICS_RULES, ANALYTICS_TOOLS, analyticsCookieTool, COOKIE_ORIGINATORS, detectAnalytics } from '../../core/analytics.js';
 import { PROJECT_ROOT } from '../../core/config.js';
 import { fixtureRoot } from '../helpers/fixture-artifacts.js';
 
@@ -55,7 +55,7 @@ t.test('cookies: unique prefixes, and prefixes several tools share', async (t) =
     { tool: 'Hotjar', evidence: [{ kind: 'cookie', match: '_hjSession_12345' }] },
   ]);
 
-  // _ga belongs to Google Analytics and Google Tag Manager: alone, it names the first in rules order.
+  // _ga belongs to Google Analytics and Google Tag Manager: alone, it names Google Analytics.
   t.same(detectAnalytics({ ...none, cookies: [{ name: '_ga' }, { name: '_ga_ABC123' }] }), [
     { tool: 'Google Analytics', evidence: [{ kind: 'cookie', match: '_ga' }, { kind: 'cookie', match: '_ga_ABC123' }] },
   ]);
@@ -76,8 +76,10 @@ t.test('cookies: unique prefixes, and prefixes several tools share', async (t) =
     ],
   );
 
-  // _pk_id belongs to Piwik PRO and Matomo: alone, Piwik PRO (first in rules order) ...
-  t.same(tools({ cookies: [{ name: '_pk_id.1.a1b2' }] }), ['Piwik PRO']);
+  // _pk_id belongs to Piwik PRO and Matomo: alone, Matomo (it introduced the cookie, as Piwik) ...
+  t.same(tools({ cookies: [{ name: '_pk_id.1.a1b2' }] }), ['Matomo']);
+  // ... with Piwik PRO's code, Piwik PRO ...
+  t.same(tools({ urls: ['https://example.piwik.pro/ppms.js'], cookies: [{ name: '_pk_id.1.a1b2' }] }), ['Piwik PRO']);
   // ... with Matomo's code, Matomo ...
   t.same(tools({ bodies: ['_paq.push(["setTrackerUrl", "/matomo.php"])'], cookies: [{ name: '_pk_id.1.a1b2' }] }), ['Matomo']);
   // ... and with a cookie only Matomo sets (_pk_ref), Matomo too.
@@ -94,10 +96,12 @@ t.test('cookies: unique prefixes, and prefixes several tools share', async (t) =
   // Piwik PRO's own cookie makes _pk_id Piwik PRO's.
   t.same(tools({ cookies: [{ name: '_pk_id.1.a1b2' }, { name: 'ppms_privacy_abc' }] }), ['Piwik PRO']);
 
+  for (const tool of COOKIE_ORIGINATORS) t.ok(ANALYTICS_TOOLS.includes(tool), `${tool} is a tool of the rules`);
   t.equal(analyticsCookieTool('_ga'), 'Google Analytics');
   t.equal(analyticsCookieTool('_ga', ['Google Tag Manager']), 'Google Tag Manager');
-  t.equal(analyticsCookieTool('_pk_id.1.a1b2'), 'Piwik PRO');
-  t.equal(analyticsCookieTool('_pk_id.1.a1b2', ['Matomo']), 'Matomo');
+  t.equal(analyticsCookieTool('_pk_id.1.a1b2'), 'Matomo');
+  t.equal(analyticsCookieTool('_pk_id.1.a1b2', ['Piwik PRO']), 'Piwik PRO');
+  t.equal(analyticsCookieTool('_pk_id.1.a1b2', ['Piwik PRO', 'Matomo']), 'Piwik PRO', 'both present: rules order');
   t.equal(analyticsCookieTool('_pk_ref.1.a1b2'), 'Matomo');
   t.equal(analyticsCookieTool('ai_session'), 'Application Insights');
   t.equal(analyticsCookieTool('session'), null);
