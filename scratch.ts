@@ -4,7 +4,7 @@ import httpNetwork from './plugins/http-network/index.js';
 import tracking from './plugins/tracking/index.js';
 const td: (() => unknown)[] = [];
 const t = { teardown: (f: () => unknown) => td.push(f) };
-for (const [name, path] of [['infosec-tracking', 'index.html'], ['infosec-tracking', 'index.html']]) {
+for (const [name, path] of [['infosec-tracking', 'index.html']]) {
   const { artifacts, probes } = await loadFixture(t, name, path);
   console.log('=====', name, artifacts.finalUrl);
   console.log(JSON.stringify(artifacts.cookies), artifacts.network.map((r) => [r.url, r.resourceType, r.status, r.protocol, r.setCookies]));

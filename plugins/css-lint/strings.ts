@@ -41,6 +41,8 @@ export const RULES: Record<string, ReportText> = {
   'css-syntax-error': { sv: 'Stilmallen har ett syntaxfel och går inte att tolka', en: 'The stylesheet has a syntax error and cannot be parsed' },
 };
 
+const n = (count: number, one: string, many: string) => (count === 1 ? one : many);
+
 export const STRINGS = {
   otherRule: { sv: 'Fel enligt stylelint', en: 'Reported by stylelint' } satisfies ReportText,
   inline: (n: number) => `inline #${n}`,
@@ -49,8 +51,8 @@ export const STRINGS = {
     en: `${what.en} (${rule}). First case: ${where}, line ${line}: ${message}`,
   }),
   summary: (sheets: number, version: string, errors: number, warnings: number): ReportText => ({
-    sv: `${sheets} stilmallar validerade med stylelint ${version}: ${errors} fel och ${warnings} varningar.`,
-    en: `${sheets} stylesheets validated with stylelint ${version}: ${errors} errors and ${warnings} warnings.`,
+    sv: `${sheets} ${n(sheets, 'stilmall', 'stilmallar')} validerade med stylelint ${version}: ${errors} fel och ${warnings} ${n(warnings, 'varning', 'varningar')}.`,
+    en: `${sheets} ${n(sheets, 'stylesheet', 'stylesheets')} validated with stylelint ${version}: ${errors} ${n(errors, 'error', 'errors')} and ${warnings} ${n(warnings, 'warning', 'warnings')}.`,
   }),
   noStylesheets: {
     sv: 'Sidan använder inga stilmallar; det finns ingen CSS att validera.',

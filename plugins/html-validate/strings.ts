@@ -40,6 +40,8 @@ export const RULES: Record<string, ReportText> = {
   'parser-error': { sv: 'HTML-koden går inte att tolka', en: 'The HTML cannot be parsed' },
 };
 
+const n = (count: number, one: string, many: string) => (count === 1 ? one : many);
+
 export const STRINGS = {
   otherRule: { sv: 'Fel enligt html-validate', en: 'Reported by html-validate' } satisfies ReportText,
   finding: (rule: string, what: ReportText, line: number, message: string): ReportText => ({
@@ -47,8 +49,8 @@ export const STRINGS = {
     en: `${what.en} (${rule}). First case, line ${line}: ${message}`,
   }),
   summary: (version: string, errors: number, warnings: number): ReportText => ({
-    sv: `HTML-dokumentet validerat med html-validate ${version} (förinställningen standard): ${errors} fel och ${warnings} varningar.`,
-    en: `The HTML document validated with html-validate ${version} (standard preset): ${errors} errors and ${warnings} warnings.`,
+    sv: `HTML-dokumentet validerat med html-validate ${version} (förinställningen standard): ${errors} fel och ${warnings} ${n(warnings, 'varning', 'varningar')}.`,
+    en: `The HTML document validated with html-validate ${version} (standard preset): ${errors} ${n(errors, 'error', 'errors')} and ${warnings} ${n(warnings, 'warning', 'warnings')}.`,
   }),
   noHtml: {
     sv: 'Sidan levererade inget HTML-dokument att validera.',

@@ -14,7 +14,9 @@
  *   cookie-samesite-none              warning  SameSite=None
  *   cookie-long-lifetime              warning  the site asks for more than 365 days
  * Lifetimes are those the site declared in Set-Cookie (Max-Age before Expires) when the network
- * log has it, else the cookie jar's (which Chromium caps at 400 days).
+ * log has it, else the cookie jar's (which Chromium caps at 400 days). Third-party cookies that
+ * the browser refused to store (Chromium blocks them by default) are read from their Set-Cookie
+ * lines, so a site is judged on what it tries to set, not on this browser's settings.
  */
 import { CATALOGUE } from '../../core/catalogue.js';
 import { cookieHost, sameSite } from '../../core/gather/site.js';
@@ -39,8 +41,10 @@ export interface CookieSummary {
   session: boolean;
   /** Days the site asked for (declared), else the browser's; null for a session cookie. */
   lifetime_days: number | null;
-  /** Days the browser keeps it (after its own cap); null for a session cookie. */
+  /** Days the browser keeps it (after its own cap); null for a session cookie or one not stored. */
   browser_lifetime_days: number | null;
+  /** In the browser's cookie jar after the load; false for a third-party cookie the browser refused. */
+  stored: boolean;
   analytics_tool: string | null;
 }
 
@@ -78,10 +82,14 @@ export default definePlugin({
 
     const declared = declaredCookies(artifacts.network);
     const nowS = Date.now() / 1000;
+    const days = (seconds: number) => round(seconds / DAY_S, 1);
+    const stored = new Set<string>();
     const cookies: CookieSummary[] = artifacts.cookies.map((c: CookieRecord) => {
+      const key = cookieKey(c.name, cookieHost(c.domain));
+      stored.add(key);
       const session = c.expires === -1;
-      const browserDays = session ? null : round((c.expires - nowS) / DAY_S, 1);
-      const asked = declared.get(cookieKey(c.name, cookieHost(c.domain)))?.lifetimeSeconds;
+      const browserDays = session ? null : days(c.expires - nowS);
+      const asked = declared.get(key)?.lifetimeSeconds;
       return {
         name: c.name,
         domain: c.domain,
@@ -90,11 +98,29 @@ export default definePlugin({
         http_only: c.httpOnly,
         same_site: c.sameSite || null,
         session,
-        lifetime_days: session ? null : asked !== undefined && asked !== null ? round(asked / DAY_S, 1) : browserDays,
+        lifetime_days: session ? null : asked !== undefined && asked !== null ? days(asked) : browserDays,
         browser_lifetime_days: browserDays,
+        stored: true,
         analytics_tool: analyticsToolOf(c.name),
       };
     });
+    // Third-party cookies the browser refused to store are still cookies the site tries to set.
+    for (const [key, d] of declared) {
+      if (stored.has(key) || sameSite(d.domain, pageHost) || (d.lifetimeSeconds !== null && d.lifetimeSeconds <= 0)) continue;
+      cookies.push({
+        name: d.name,
+        domain: d.domain,
+        first_party: false,
+        secure: d.secure,
+        http_only: d.httpOnly,
+        same_site: d.sameSite || null,
+        session: d.lifetimeSeconds === null,
+        lifetime_days: d.lifetimeSeconds === null ? null : days(d.lifetimeSeconds),
+        browser_lifetime_days: null,
+        stored: false,
+        analytics_tool: analyticsToolOf(d.name),
+      });
+    }
 
     const findings: Finding[] = [];
     /** What each finding concerns (cookie names or hosts), for json_check_data. */

@@ -1,8 +1,10 @@
 /**
- * The lifetime a site asked for in its Set-Cookie headers. Browsers cap cookie lifetimes (Chromium
- * at 400 days), so the cookie jar alone would hide a site that asks for two years.
+ * Cookies as the site asked for them in its Set-Cookie headers. The cookie jar alone hides two
+ * things: browsers cap lifetimes (Chromium at 400 days), so a site asking for two years looks
+ * like 400 days; and a browser that blocks third-party cookies (as the gather's Chromium does by
+ * default) stores none of them, although the site tried to set them.
  */
-import type { NetworkRecord } from '../../core/plugin-api.js';
+import type { CookieRecord, NetworkRecord } from '../../core/plugin-api.js';
 
 export interface DeclaredCookie {
   name: string;
@@ -10,7 +12,12 @@ export interface DeclaredCookie {
   domain: string;
   /** Seconds the site asked the cookie to live; null for a session cookie. */
   lifetimeSeconds: number | null;
+  secure: boolean;
+  httpOnly: boolean;
+  sameSite: CookieRecord['sameSite'];
 }
+
+const SAME_SITE: Record<string, CookieRecord['sameSite']> = { strict: 'Strict', lax: 'Lax', none: 'None' };
 
 export function parseSetCookie(line: string, requestHost: string, responseDate: number): DeclaredCookie | null {
   const [pair, ...attributes] = line.split(';');
@@ -18,26 +25,26 @@ export function parseSetCookie(line: string, requestHost: string, responseDate: 
   if (eq < 0) return null;
   const name = pair.slice(0, eq).trim();
   if (!name) return null;
-  let domain = requestHost.toLowerCase();
+  const cookie: DeclaredCookie = { name, domain: requestHost.toLowerCase(), lifetimeSeconds: null, secure: false, httpOnly: false, sameSite: '' };
   let maxAge: number | null = null;
   let expires: number | null = null;
   for (const attribute of attributes) {
     const i = attribute.indexOf('=');
     const key = (i < 0 ? attribute : attribute.slice(0, i)).trim().toLowerCase();
     const value = i < 0 ? '' : attribute.slice(i + 1).trim();
-    if (key === 'domain' && value) domain = value.replace(/^\./, '').toLowerCase();
+    if (key === 'domain' && value) cookie.domain = value.replace(/^\./, '').toLowerCase();
     else if (key === 'max-age' && /^-?\d+$/.test(value)) maxAge = Number(value);
-    else if (key === 'expires') {
-      const t = Date.parse(value);
-      if (!Number.isNaN(t)) expires = t;
-    }
+    else if (key === 'expires' && !Number.isNaN(Date.parse(value))) expires = Date.parse(value);
+    else if (key === 'secure') cookie.secure = true;
+    else if (key === 'httponly') cookie.httpOnly = true;
+    else if (key === 'samesite') cookie.sameSite = SAME_SITE[value.toLowerCase()] ?? '';
   }
   // Max-Age wins over Expires (RFC 6265 §5.3).
-  const lifetimeSeconds = maxAge !== null ? maxAge : expires !== null ? Math.round((expires - responseDate) / 1000) : null;
-  return { name, domain, lifetimeSeconds };
+  cookie.lifetimeSeconds = maxAge !== null ? maxAge : expires !== null ? Math.round((expires - responseDate) / 1000) : null;
+  return cookie;
 }
 
-/** The last Set-Cookie of every (name, domain) the page load received. */
+/** The last Set-Cookie of every (name, domain) the page load received, in network order. */
 export function declaredCookies(network: readonly NetworkRecord[]): Map<string, DeclaredCookie> {
   const out = new Map<string, DeclaredCookie>();
   for (const record of network) {

@@ -133,6 +133,7 @@ t.test('type 28 HTML Lint', async (t) => {
     );
     t.equal(data.errors, 4);
     t.equal(data.warnings, 0);
+    t.equal(outcome.reports.en.overall, `The HTML document validated with html-validate ${data.version} (standard preset): 4 errors and 0 warnings.\nRating: 3.00`);
     t.same(reportLines(outcome, 'sv'), [
       'Standarder: Betyg: 3.00',
       '- Element saknar obligatoriskt attribut (element-required-attributes). Första fallet, rad 2: <html> is missing required "lang" attribute',
@@ -203,7 +204,7 @@ t.test('type 27 CSS Lint', async (t) => {
       `- The same selector occurs several times (no-duplicate-selectors). First case: ${flawedOrigin}/style.css, line 20: Duplicate selector "h1", first used at line 11`,
     ]);
     t.equal(reportLines(outcome, 'sv')[0], 'Standarder: Betyg: 3.45');
-    t.equal(outcome.reports.sv.overall, '1 stilmallar validerade med stylelint 17.16.0: 3 fel och 1 varningar.\nBetyg: 3.45'.replace('17.16.0', data.version));
+    t.equal(outcome.reports.sv.overall, `1 stilmall validerade med stylelint ${data.version}: 3 fel och 1 varning.\nBetyg: 3.45`);
   });
 
   t.test('inline sheets are named in order; a sheet that cannot be parsed is a syntax error', async (t) => {
