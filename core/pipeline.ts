@@ -2,7 +2,7 @@
  * Gather once, rate many: run every selected plugin on one set of artifacts. A plugin that throws
  * or runs out of time yields an error outcome; it never sinks the others.
  */
-import { NOT_RATED, type Artifacts, type Category, type PluginResult, type Probes, type TestPlugin } from './plugin-api.js';
+import { NOT_RATED, type Artifacts, type Finding, type Category, type PluginResult, type Probes, type TestPlugin } from './plugin-api.js';
 import type { Lang } from './i18n/langs.js';
 import { errorReports, renderReports, type Reports } from './report.js';
 import { round } from './rating.js';
@@ -13,6 +13,8 @@ export interface TestOutcome {
   rating: number;
   ratings: Partial<Record<Category, number>>;
   reports: Reports;
+  /** The plugin's findings (reports are rendered from them). */
+  findings: Finding[];
   data: Record<string, unknown>;
   error: string | null;
   durationMs: number;
@@ -53,6 +55,7 @@ export async function runPlugin(plugin: TestPlugin, artifacts: Artifacts, option
       rating: clampRating(result.rating),
       ratings,
       reports: renderReports(result),
+      findings: result.findings,
       data: result.data ?? {},
       error: null,
       durationMs: Date.now() - started,
@@ -64,6 +67,7 @@ export async function runPlugin(plugin: TestPlugin, artifacts: Artifacts, option
       rating: NOT_RATED,
       ratings: {},
       reports: errorReports(message),
+      findings: [],
       data: { error: message },
       error: message,
       durationMs: Date.now() - started,

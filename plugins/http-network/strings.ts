@@ -62,10 +62,13 @@ export const STRINGS = {
     sv: `HSTS-huvudet går inte att tolka ("${value}"); det måste innehålla max-age i sekunder.`,
     en: `The HSTS header cannot be parsed ("${value}"); it must contain max-age in seconds.`,
   }),
-  hstsShort: (maxAge: number): ReportText => ({
-    sv: `HSTS max-age är ${maxAge} sekunder (${Math.floor(maxAge / 86_400)} dagar); minst ett år (${ONE_YEAR}) rekommenderas.`,
-    en: `HSTS max-age is ${maxAge} seconds (${Math.floor(maxAge / 86_400)} days); at least one year (${ONE_YEAR}) is recommended.`,
-  }),
+  hstsShort: (maxAge: number): ReportText => {
+    const days = Math.floor(maxAge / 86_400);
+    return {
+      sv: `HSTS max-age är ${maxAge} sekunder${days >= 1 ? ` (${days} dagar)` : ''}; minst ett år (${ONE_YEAR}) rekommenderas.`,
+      en: `HSTS max-age is ${maxAge} seconds${days >= 1 ? ` (${days} days)` : ''}; at least one year (${ONE_YEAR}) is recommended.`,
+    };
+  },
   hstsNoSubdomains: {
     sv: 'HSTS saknar includeSubDomains; underdomäner skyddas inte och domänen kan inte förinläsas (preload).',
     en: 'HSTS lacks includeSubDomains; subdomains are not protected and the domain cannot be preloaded.',

@@ -7,16 +7,18 @@ export function names(list: readonly string[], max = 5): string {
   return list.length > max ? `${shown} (+${list.length - max})` : shown;
 }
 
+const hostsText = (n: number) => ({ sv: n === 1 ? '1 tredjepartsvärd' : `${n} tredjepartsvärdar`, en: n === 1 ? '1 third-party host' : `${n} third-party hosts` });
+const requestsText = (n: number) => ({ sv: n === 1 ? '1 anrop' : `${n} anrop`, en: n === 1 ? '1 request' : `${n} requests` });
 const cookies = (n: number) => ({ sv: n === 1 ? '1 kaka' : `${n} kakor`, en: n === 1 ? '1 cookie' : `${n} cookies` });
 
 export const STRINGS = {
   summary: (s: { hosts: number; requests: number; cookies: number; thirdPartyCookies: number; analytics: number }): ReportText => ({
-    sv: `Spårning och integritet: ${s.requests} anrop till ${s.hosts} tredjepartsvärdar; ${cookies(s.cookies).sv} (${s.thirdPartyCookies} från tredje part, ${s.analytics} för webbanalys).`,
-    en: `Tracking and privacy: ${s.requests} requests to ${s.hosts} third-party hosts; ${cookies(s.cookies).en} (${s.thirdPartyCookies} third-party, ${s.analytics} for web analytics).`,
+    sv: `Spårning och integritet: ${requestsText(s.requests).sv} till ${hostsText(s.hosts).sv}; ${cookies(s.cookies).sv} (${s.thirdPartyCookies} från tredje part, ${s.analytics} för webbanalys).`,
+    en: `Tracking and privacy: ${requestsText(s.requests).en} to ${hostsText(s.hosts).en}; ${cookies(s.cookies).en} (${s.thirdPartyCookies} third-party, ${s.analytics} for web analytics).`,
   }),
   thirdPartyRequests: (hosts: readonly string[], requests: number): ReportText => ({
-    sv: `Sidan gör ${requests} anrop till ${hosts.length} tredjepartsvärdar (${names(hosts)}); varje anrop lämnar ut besökarens IP-adress och vilken sida som besöks.`,
-    en: `The page makes ${requests} requests to ${hosts.length} third-party hosts (${names(hosts)}); each request hands over the visitor's IP address and the page visited.`,
+    sv: `Sidan gör ${requestsText(requests).sv} till ${hostsText(hosts.length).sv} (${names(hosts)}); varje anrop lämnar ut besökarens IP-adress och vilken sida som besöks.`,
+    en: `The page makes ${requestsText(requests).en} to ${hostsText(hosts.length).en} (${names(hosts)}); each request hands over the visitor's IP address and the page visited.`,
   }),
   thirdPartyCookies: (list: readonly string[]): ReportText => ({
     sv: `${cookies(list.length).sv} från tredje part sätts (${names(list)}); sådana kakor kan följa besökare mellan webbplatser.`,

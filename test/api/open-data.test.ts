@@ -13,7 +13,7 @@ const csv = await readPublicSectorCsv();
 
 function outcome(typeOfTest: number, rating: number, ratings: TestOutcome['ratings']): TestOutcome {
   const set = { overall: `r${typeOfTest}`, a11y: '', perf: '', sec: '', stand: '' };
-  return { typeOfTest, rating, ratings, reports: { sv: set, en: set }, data: {}, error: null, durationMs: 1 };
+  return { typeOfTest, rating, ratings, reports: { sv: set, en: set }, findings: [], data: {}, error: null, durationMs: 1 };
 }
 
 t.test('GET /public-sector/ lists the 310 organisations with their open-data licence', async (t) => {

@@ -1,8 +1,10 @@
 /**
  * Premium routes, registered twice by buildApp: without a version segment (the latest version
  * answers) and under /0.1. `opts.version` is the version reached, reported as api_version.
+ * Every premium route is rate-limited per api-key (api/plugins/rate-limit.ts).
  */
 import type { FastifyPluginAsync } from 'fastify';
+import rateLimit from '../../plugins/rate-limit.js';
 import results from './results.js';
 import orders from './orders.js';
 
@@ -14,6 +16,8 @@ export interface PremiumOptions {
 }
 
 const premium: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
+  // First, so that its onRoute hook reaches every premium route (and only those).
+  await app.register(rateLimit);
   await app.register(results, opts);
   await app.register(orders, opts);
 };
