@@ -1,8 +1,403 @@
 /**
  * Operator commands over the database: sites, premium levels, categories and keys.
+ *
+ *   webperf sites list
+ *   webperf sites add --title T --url U [--level L] [--quota N] [--category TITLE ...]
+ *   webperf sites set ID [--level L | --no-level] [--quota N | --no-quota] [--category TITLE ...] [--followed true|false]
+ *   webperf levels list | levels set NAME QUOTA
+ *   webperf categories list | categories add TITLE
+ *   webperf keys create --site ID [--site ID ...] [--agency | --admin] [--label L]
+ *   webperf keys revoke PREFIX|ID
+ *   webperf keys list
+ *
+ * Every command takes --json (machine-readable output). Bad input: a message on stderr and exit
+ * code 2, before anything is written. A key is printed once, when created; `keys list` never
+ * prints keys or hashes.
  */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../core/config.js';
+import type { Db } from '../core/db/database.js';
+import { createKey, listKeys, revokeKey, type KeyKind } from '../core/store/keys.js';
+import { refreshCategoryScores } from '../core/store/runs.js';
+import { createSite } from '../core/store/sites.js';
+import { openDatabase } from './service.js';
 
-export async function operatorCommand(_config: Config, command: string, _args: string[]): Promise<void> {
-  throw new Error(`webperf ${command}: not available yet`);
+const USAGE: Record<string, string> = {
+  sites: `Usage:
+  webperf sites list [--json]
+  webperf sites add --title T --url U [--level L] [--quota N] [--category TITLE ...] [--json]
+  webperf sites set ID [--level L | --no-level] [--quota N | --no-quota] [--category TITLE ...] [--followed true|false] [--json]
+
+  --level      premium level (see webperf levels list); its quota applies unless --quota is set
+  --quota      the site's own monthly credit ceiling (overrides the level's)
+  --category   an existing category (repeatable); with set, the site's categories become exactly these
+`,
+  levels: `Usage:
+  webperf levels list [--json]
+  webperf levels set NAME QUOTA [--json]      create or change a premium level (QUOTA: credits per 30 days)
+`,
+  categories: `Usage:
+  webperf categories list [--json]
+  webperf categories add TITLE [--json]
+`,
+  keys: `Usage:
+  webperf keys create --site ID [--site ID ...] [--agency | --admin] [--label L] [--json]
+                         standard (default) and agency keys reach the sites given; an admin key reaches every site
+  webperf keys revoke PREFIX|ID [--json]
+  webperf keys list [--json]                    prefix, kind, label, sites, created, revoked (never keys)
+`,
+};
+
+/** Bad input: reported on stderr with exit code 2. */
+class UsageError extends Error {}
+
+type Out = (text: string) => void;
+
+interface Ctx {
+  db: Db;
+  json: boolean;
+  out: Out;
+}
+
+const INT_MAX = 2_147_483_647;
+
+function positiveInt(value: string, what: string): number {
+  if (!/^[1-9][0-9]{0,9}$/.test(value) || Number(value) > INT_MAX) throw new UsageError(`${what} must be a positive integer, got "${value}"`);
+  return Number(value);
+}
+
+function quotaValue(value: string, what = '--quota'): number {
+  if (!/^(0|[1-9][0-9]{0,9})$/.test(value) || Number(value) > INT_MAX) throw new UsageError(`${what} must be a whole number of credits (0 or more), got "${value}"`);
+  return Number(value);
+}
+
+function httpUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`--url must be an absolute http(s) address, got "${value}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--url must be an http or https address, got "${value}"`);
+  return url.href;
+}
+
+function nonEmpty(value: string | undefined, what: string): string {
+  const v = value?.trim() ?? '';
+  if (v === '') throw new UsageError(`${what} must not be empty`);
+  return v;
+}
+
+function parse<O extends ParseArgsConfig['options']>(args: string[], options: O) {
+  try {
+    return parseArgs({ args, options: { ...options, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+const when = (d: Date | string | null) => (d === null ? '-' : new Date(d).toISOString().slice(0, 19).replace('T', ' '));
+
+/** A plain-text table: a header line and left-aligned columns. */
+function table(columns: string[], rows: (string | number)[][]): string {
+  const cells = [columns, ...rows.map((r) => r.map(String))];
+  const widths = columns.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
+  return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+function print(ctx: Ctx, json: unknown, text: string): void {
+  ctx.out(ctx.json ? JSON.stringify(json, null, 2) + '\n' : text);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queries of the operator commands (runners may use the database through kysely; no routes here)
+
+async function levelExists(db: Db, name: string): Promise<boolean> {
+  return (await db.selectFrom('premium_levels').select('name').where('name', '=', name).executeTakeFirst()) !== undefined;
+}
+
+async function categoryIds(db: Db, titles: string[]): Promise<number[]> {
+  if (!titles.length) return [];
+  const rows = await db.selectFrom('categories').select(['id', 'title']).where('title', 'in', titles).execute();
+  const missing = titles.filter((t) => !rows.some((r) => r.title === t));
+  if (missing.length) throw new UsageError(`unknown categor${missing.length === 1 ? 'y' : 'ies'}: ${missing.map((m) => `"${m}"`).join(', ')} (see webperf categories list; add one with webperf categories add TITLE)`);
+  return titles.map((t) => rows.find((r) => r.title === t)!.id);
+}
+
+async function siteRows(db: Db, ids?: number[]) {
+  let q = db
+    .selectFrom('sites as s')
+    .select((eb) => [
+      's.id',
+      's.title',
+      's.url',
+      's.premium_level',
+      's.monthly_quota',
+      's.followed',
+      's.public_sector',
+      eb
+        .selectFrom('site_categories as sc')
+        .innerJoin('categories as c', 'c.id', 'sc.category_id')
+        .select((e) => e.fn.agg<string[]>('array_agg', ['c.title']).as('t'))
+        .whereRef('sc.site_id', '=', 's.id')
+        .as('categories'),
+    ])
+    .orderBy('s.id');
+  if (ids) q = q.where('s.id', 'in', ids);
+  const rows = await q.execute();
+  return rows.map((r) => ({ ...r, categories: [...(r.categories ?? [])].sort() }));
+}
+
+type SiteRow = Awaited<ReturnType<typeof siteRows>>[number];
+
+function siteJson(s: SiteRow) {
+  return { id: s.id, title: s.title, url: s.url, level: s.premium_level, quota: s.monthly_quota, followed: s.followed, public_sector: s.public_sector, categories: s.categories };
+}
+
+function siteTable(rows: SiteRow[]): string {
+  return table(
+    ['ID', 'TITLE', 'URL', 'LEVEL', 'QUOTA', 'FOLLOWED', 'CATEGORIES'],
+    rows.map((s) => [s.id, s.title, s.url, s.premium_level ?? '-', s.monthly_quota ?? '-', s.followed ? 'yes' : 'no', s.categories.join(', ') || '-']),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function sites(ctx: Ctx, sub: string | undefined, args: string[]): Promise<void> {
+  const { db } = ctx;
+  if (sub === 'list') {
+    const { positionals } = parse(args, {});
+    if (positionals.length) throw new UsageError(`sites list takes no arguments, got "${positionals.join(' ')}"`);
+    const rows = await siteRows(db);
+    return print(ctx, rows.map(siteJson), rows.length ? siteTable(rows) : 'no sites\n');
+  }
+  if (sub === 'add') {
+    const { values, positionals } = parse(args, {
+      title: { type: 'string' },
+      url: { type: 'string' },
+      level: { type: 'string' },
+      quota: { type: 'string' },
+      category: { type: 'string', multiple: true },
+    });
+    if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}"`);
+    const title = nonEmpty(values.title, '--title');
+    if (values.url === undefined) throw new UsageError('--url is required');
+    const url = httpUrl(values.url);
+    const quota = values.quota === undefined ? null : quotaValue(values.quota);
+    const level = values.level === undefined ? null : nonEmpty(values.level, '--level');
+    if (level !== null && !(await levelExists(db, level))) throw new UsageError(`unknown premium level "${level}" (see webperf levels list)`);
+    const cats = await categoryIds(db, [...new Set(values.category ?? [])]);
+    const id = await db.transaction().execute(async (trx) => {
+      const siteId = await createSite(trx, { title, url, premiumLevel: level, monthlyQuota: quota });
+      if (cats.length) await trx.insertInto('site_categories').values(cats.map((category_id) => ({ site_id: siteId, category_id }))).execute();
+      return siteId;
+    });
+    if (cats.length) await refreshCategoryScores(db, id);
+    const [row] = await siteRows(db, [id]);
+    return print(ctx, siteJson(row), `site ${id} added\n${siteTable([row])}`);
+  }
+  if (sub === 'set') {
+    const { values, positionals } = parse(args, {
+      level: { type: 'string' },
+      'no-level': { type: 'boolean' },
+      quota: { type: 'string' },
+      'no-quota': { type: 'boolean' },
+      category: { type: 'string', multiple: true },
+      followed: { type: 'string' },
+    });
+    if (positionals.length !== 1) throw new UsageError('sites set takes one site ID');
+    const id = positiveInt(positionals[0], 'the site ID');
+    if (values.level !== undefined && values['no-level']) throw new UsageError('--level and --no-level exclude each other');
+    if (values.quota !== undefined && values['no-quota']) throw new UsageError('--quota and --no-quota exclude each other');
+    const changes: { premium_level?: string | null; monthly_quota?: number | null; followed?: boolean } = {};
+    if (values.level !== undefined) {
+      const level = nonEmpty(values.level, '--level');
+      if (!(await levelExists(db, level))) throw new UsageError(`unknown premium level "${level}" (see webperf levels list)`);
+      changes.premium_level = level;
+    }
+    if (values['no-level']) changes.premium_level = null;
+    if (values.quota !== undefined) changes.monthly_quota = quotaValue(values.quota);
+    if (values['no-quota']) changes.monthly_quota = null;
+    if (values.followed !== undefined) {
+      if (values.followed !== 'true' && values.followed !== 'false') throw new UsageError(`--followed must be true or false, got "${values.followed}"`);
+      changes.followed = values.followed === 'true';
+    }
+    const cats = values.category === undefined ? null : await categoryIds(db, [...new Set(values.category)]);
+    if (Object.keys(changes).length === 0 && cats === null) throw new UsageError('sites set: nothing to change (give --level, --no-level, --quota, --no-quota, --category or --followed)');
+    const found = await db.transaction().execute(async (trx) => {
+      const exists = await trx.selectFrom('sites').select('id').where('id', '=', id).forUpdate().executeTakeFirst();
+      if (!exists) return false;
+      if (Object.keys(changes).length) await trx.updateTable('sites').set(changes).where('id', '=', id).execute();
+      if (cats !== null) {
+        await trx.deleteFrom('site_categories').where('site_id', '=', id).execute();
+        if (cats.length) await trx.insertInto('site_categories').values(cats.map((category_id) => ({ site_id: id, category_id }))).execute();
+      }
+      return true;
+    });
+    if (!found) throw new UsageError(`no site ${id} (see webperf sites list)`);
+    // The site may have left categories: recompute every category's averages.
+    if (cats !== null) await refreshCategoryScores(db, null);
+    const [row] = await siteRows(db, [id]);
+    return print(ctx, siteJson(row), `site ${id} changed\n${siteTable([row])}`);
+  }
+  throw new UsageError(`webperf sites: unknown subcommand "${sub ?? ''}"\n${USAGE.sites}`);
+}
+
+async function levels(ctx: Ctx, sub: string | undefined, args: string[]): Promise<void> {
+  const { db } = ctx;
+  if (sub === 'list') {
+    parse(args, {});
+    const rows = await db
+      .selectFrom('premium_levels as l')
+      .select((eb) => ['l.name', 'l.monthly_quota', eb.selectFrom('sites').select((e) => e.fn.countAll<number>().as('n')).whereRef('sites.premium_level', '=', 'l.name').as('sites')])
+      .orderBy('l.name')
+      .execute();
+    const json = rows.map((r) => ({ name: r.name, monthly_quota: r.monthly_quota, sites: Number(r.sites ?? 0) }));
+    return print(ctx, json, json.length ? table(['NAME', 'QUOTA', 'SITES'], json.map((r) => [r.name, r.monthly_quota, r.sites])) : 'no premium levels\n');
+  }
+  if (sub === 'set') {
+    const { positionals } = parse(args, {});
+    if (positionals.length !== 2) throw new UsageError(`levels set takes NAME and QUOTA\n${USAGE.levels}`);
+    const name = nonEmpty(positionals[0], 'NAME');
+    const quota = quotaValue(positionals[1], 'QUOTA');
+    await db
+      .insertInto('premium_levels')
+      .values({ name, monthly_quota: quota })
+      .onConflict((oc) => oc.column('name').doUpdateSet({ monthly_quota: quota }))
+      .execute();
+    return print(ctx, { name, monthly_quota: quota }, `level ${name}: ${quota} credits per 30 days\n`);
+  }
+  throw new UsageError(`webperf levels: unknown subcommand "${sub ?? ''}"\n${USAGE.levels}`);
+}
+
+async function categories(ctx: Ctx, sub: string | undefined, args: string[]): Promise<void> {
+  const { db } = ctx;
+  if (sub === 'list') {
+    parse(args, {});
+    const rows = await db
+      .selectFrom('categories as c')
+      .select((eb) => ['c.id', 'c.title', eb.selectFrom('site_categories as sc').select((e) => e.fn.countAll<number>().as('n')).whereRef('sc.category_id', '=', 'c.id').as('sites')])
+      .orderBy('c.id')
+      .execute();
+    const json = rows.map((r) => ({ id: r.id, title: r.title, sites: Number(r.sites ?? 0) }));
+    return print(ctx, json, json.length ? table(['ID', 'TITLE', 'SITES'], json.map((r) => [r.id, r.title, r.sites])) : 'no categories\n');
+  }
+  if (sub === 'add') {
+    const { positionals } = parse(args, {});
+    if (positionals.length !== 1) throw new UsageError(`categories add takes one TITLE (quote a title with spaces)\n${USAGE.categories}`);
+    const title = nonEmpty(positionals[0], 'TITLE');
+    const row = await db.insertInto('categories').values({ title }).onConflict((oc) => oc.column('title').doNothing()).returning('id').executeTakeFirst();
+    if (!row) throw new UsageError(`category "${title}" exists already`);
+    return print(ctx, { id: row.id, title }, `category ${row.id} added: ${title}\n`);
+  }
+  throw new UsageError(`webperf categories: unknown subcommand "${sub ?? ''}"\n${USAGE.categories}`);
+}
+
+const PREFIX_RE = /^wpk_[0-9a-f]{12}$/;
+
+async function keys(ctx: Ctx, sub: string | undefined, args: string[]): Promise<void> {
+  const { db } = ctx;
+  if (sub === 'create') {
+    const { values, positionals } = parse(args, {
+      site: { type: 'string', multiple: true },
+      agency: { type: 'boolean' },
+      admin: { type: 'boolean' },
+      label: { type: 'string' },
+    });
+    if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}"`);
+    if (values.agency && values.admin) throw new UsageError('--agency and --admin exclude each other');
+    const kind: KeyKind = values.admin ? 'admin' : values.agency ? 'agency' : 'standard';
+    const siteIds = [...new Set((values.site ?? []).map((s) => positiveInt(s, '--site')))].sort((a, b) => a - b);
+    if (kind !== 'admin' && siteIds.length === 0) throw new UsageError(`a ${kind} key needs at least one --site ID`);
+    if (kind === 'admin' && siteIds.length) throw new UsageError('an admin key reaches every site: give no --site');
+    const label = values.label?.trim() ?? '';
+    if (siteIds.length) {
+      const found = await db.selectFrom('sites').select('id').where('id', 'in', siteIds).execute();
+      const missing = siteIds.filter((id) => !found.some((f) => f.id === id));
+      if (missing.length) throw new UsageError(`no site ${missing.join(', ')} (see webperf sites list)`);
+    }
+    const created = await createKey(db, { kind, siteIds, label });
+    const reach = kind === 'admin' ? 'every site' : `site${siteIds.length === 1 ? '' : 's'} ${siteIds.join(', ')}`;
+    return print(
+      ctx,
+      { id: created.id, prefix: created.prefix, kind, label, site_ids: siteIds, key: created.key, note: 'The key cannot be shown again: store it now.' },
+      [
+        `key ${created.id} created: ${created.prefix} (${kind}, ${reach}${label ? `, label "${label}"` : ''})`,
+        `api-key: ${created.key}`,
+        'This key cannot be shown again: store it now. Only its hash is kept.',
+        '',
+      ].join('\n'),
+    );
+  }
+  if (sub === 'revoke') {
+    const { positionals } = parse(args, {});
+    if (positionals.length !== 1) throw new UsageError(`keys revoke takes one PREFIX or ID\n${USAGE.keys}`);
+    const arg = positionals[0].trim();
+    let target: string | number;
+    if (/^[0-9]+$/.test(arg)) target = positiveInt(arg, 'the key ID');
+    else if (PREFIX_RE.test(arg)) target = arg;
+    else if (/^wpk_[0-9a-f]{12}_/.test(arg)) target = arg.slice(0, 16); // a whole key: its prefix
+    else throw new UsageError(`"${arg}" is neither a key ID nor a key prefix (wpk_ and 12 hex digits; see webperf keys list)`);
+    const done = await revokeKey(db, target);
+    if (!done) throw new UsageError(`no active key ${target} (see webperf keys list)`);
+    return print(ctx, { revoked: target }, `key ${target} revoked\n`);
+  }
+  if (sub === 'list') {
+    parse(args, {});
+    const rows = await listKeys(db);
+    // An allow-list of fields: never the hash.
+    const json = rows.map((k) => ({
+      id: k.id,
+      prefix: k.prefix,
+      kind: k.kind,
+      label: k.label,
+      site_ids: k.kind === 'admin' ? null : k.site_ids,
+      created_at: new Date(k.created_at).toISOString(),
+      revoked_at: k.revoked_at === null ? null : new Date(k.revoked_at).toISOString(),
+    }));
+    const text = json.length
+      ? table(
+          ['ID', 'PREFIX', 'KIND', 'LABEL', 'SITES', 'CREATED', 'REVOKED'],
+          json.map((k) => [k.id, k.prefix, k.kind, k.label || '-', k.site_ids === null ? 'all' : k.site_ids.join(',') || '-', when(k.created_at), when(k.revoked_at)]),
+        )
+      : 'no keys\n';
+    return print(ctx, json, text);
+  }
+  throw new UsageError(`webperf keys: unknown subcommand "${sub ?? ''}"\n${USAGE.keys}`);
+}
+
+const COMMANDS = { sites, levels, categories, keys } as const;
+
+/** Runs one operator command; bad input sets exit code 2 with a message on stderr. */
+export async function operatorCommand(config: Config, command: string, args: string[], io: { out?: Out; err?: Out } = {}): Promise<void> {
+  const out = io.out ?? ((s: string) => void process.stdout.write(s));
+  const err = io.err ?? ((s: string) => void process.stderr.write(s));
+  const handler = COMMANDS[command as keyof typeof COMMANDS];
+  const usage = USAGE[command];
+  if (!handler || !usage) {
+    err(`webperf: unknown command "${command}"\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const [sub, ...rest] = args;
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    (sub === undefined ? err : out)(usage);
+    if (sub === undefined) process.exitCode = 2;
+    return;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    out(usage);
+    return;
+  }
+  const json = rest.includes('--json');
+  const database = await openDatabase(config);
+  try {
+    await handler({ db: database.db, json, out }, sub, rest);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    err(`webperf ${command}: ${e.message}\n`);
+    process.exitCode = 2;
+  } finally {
+    await database.close();
+  }
 }

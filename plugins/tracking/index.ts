@@ -4,7 +4,8 @@
  * cookie present was set without consent.
  *
  * Rules and severities (each counts once, `count` says how many requests or cookies):
- *   analytics-cookie-without-consent  error    a cookie named like an analytics tool's (analytics-cookies.ts)
+ *   analytics-cookie-without-consent  error    a cookie named like an analytics tool's (core/analytics.ts rules,
+ *                                              with the additions and exclusions of analytics-cookies.ts)
  *   third-party-cookies               error    cookies of another site than the page's
  *   cookie-not-secure                 error    no Secure flag (also on HTTP pages: such a site should be HTTPS);
  *                                              the HTTP Observatory's cookies-without-secure-flag, −20
@@ -18,6 +19,7 @@
  * the browser refused to store (Chromium blocks them by default) are read from their Set-Cookie
  * lines, so a site is judged on what it tries to set, not on this browser's settings.
  */
+import { detectAnalytics } from '../../core/analytics.js';
 import { CATALOGUE } from '../../core/catalogue.js';
 import { cookieHost, sameSite } from '../../core/gather/site.js';
 import { definePlugin, type CookieRecord, type Finding } from '../../core/plugin-api.js';
@@ -73,13 +75,19 @@ export default definePlugin({
     descriptions: entry.descriptions,
     active: true,
     categories: ['infosec'],
-    requiredArtifacts: ['network', 'cookies'],
+    requiredArtifacts: ['network', 'cookies', 'mainDocument', 'scripts'],
   },
   run(artifacts) {
     const pageHost = new URL(artifacts.finalUrl || artifacts.mainDocument.url).hostname.replace(/^\[|\]$/g, '');
     const hosts = thirdPartyHosts(artifacts.network.map((r) => r.url), pageHost);
     const totalThirdParty = hosts.reduce((sum, h) => sum + h.requests, 0);
 
+    // Tools the page shows by URL or code tell shared cookies apart (_pk_id: Matomo or Piwik PRO).
+    const present = detectAnalytics({
+      urls: artifacts.network.map((r) => r.url),
+      bodies: [artifacts.mainDocument.html, ...artifacts.scripts.map((s) => s.content)],
+      cookies: [],
+    }).map((d) => d.tool);
     const declared = declaredCookies(artifacts.network);
     const nowS = Date.now() / 1000;
     const days = (seconds: number) => round(seconds / DAY_S, 1);
@@ -101,7 +109,7 @@ export default definePlugin({
         lifetime_days: session ? null : asked !== undefined && asked !== null ? days(asked) : browserDays,
         browser_lifetime_days: browserDays,
         stored: true,
-        analytics_tool: analyticsToolOf(c.name),
+        analytics_tool: analyticsToolOf(c.name, present),
       };
     });
     // Third-party cookies the browser refused to store are still cookies the site tries to set.
@@ -118,7 +126,7 @@ export default definePlugin({
         lifetime_days: d.lifetimeSeconds === null ? null : days(d.lifetimeSeconds),
         browser_lifetime_days: null,
         stored: false,
-        analytics_tool: analyticsToolOf(d.name),
+        analytics_tool: analyticsToolOf(d.name, present),
       });
     }
 

@@ -163,8 +163,10 @@ t.test('the tracking helpers: Set-Cookie lifetimes and analytics cookie names', 
   t.same(parseSetCookie('id=1; Expires=Fri, 02 Jan 2026 00:00:00 GMT; Domain=.Example.se; Secure; HttpOnly; SameSite=strict', 'www.example.se', date),
     { name: 'id', domain: 'example.se', lifetimeSeconds: 86_400, secure: true, httpOnly: true, sameSite: 'Strict' });
   t.equal(parseSetCookie('novalue', 'example.se', date), null);
-  t.same(['_ga', '_gid', '__utmz', '_pk_ses.1.a', '_hjSession_1', '_fbp', '_clck', 'session', 'mtm_consent'].map(analyticsToolOf),
-    ['Google Analytics', 'Google Analytics', 'Google Analytics', 'Matomo', 'Hotjar', 'Meta Pixel', 'Microsoft Clarity', null, null]);
+  t.same(['_ga', '_gid', '__utmz', '_pk_ses.1.a', '_hjSession_1', '_hjid', '_fbp', '_clck', 'session', 'mtm_consent', 'AWSALB'].map((n) => analyticsToolOf(n)),
+    ['Google Analytics', 'Google Analytics', 'Google Analytics', 'Matomo', 'Hotjar', 'Hotjar', 'Meta Pixel', 'Microsoft Clarity', null, null, null],
+    'the shared rules, a few well-known additions, and no load-balancer or consent cookies');
+  t.equal(analyticsToolOf('_pk_id.1.a', ['Piwik PRO']), 'Piwik PRO', 'a shared cookie goes to the tool the page shows');
 });
 
 // ── Type 21 on the gathered fixtures ────────────────────────────────────────────────────────────

@@ -18,8 +18,10 @@ export interface PremiumOptions {
 const premium: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   // First, so that its onRoute hook reaches every premium route (and only those).
   await app.register(rateLimit);
-  await app.register(results, opts);
-  await app.register(orders, opts);
+  // Not `opts` itself: it carries buildApp's `prefix`, which the children would add a second time.
+  const childOpts: PremiumOptions = { version: opts.version, hidden: opts.hidden };
+  await app.register(results, childOpts);
+  await app.register(orders, childOpts);
 };
 
 export default premium;
