@@ -1,0 +1,82 @@
+/**
+ * The shape of the code (STYLE.md): dependencies point inward, core imports neither Fastify nor
+ * graphile-worker, plugins depend on core only, migrations never import app code, no import cycles.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import t from 'tap';
+import { PROJECT_ROOT } from '../core/config.js';
+
+const DIRS = ['core', 'plugins', 'api', 'runners', 'migrations'];
+
+async function sourceFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(path.join(PROJECT_ROOT, dir), { withFileTypes: true })) {
+    const rel = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await sourceFiles(rel)));
+    else if (entry.name.endsWith('.ts')) out.push(rel);
+  }
+  return out;
+}
+
+const IMPORT_RE = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+async function importsOf(file: string): Promise<string[]> {
+  const text = await readFile(path.join(PROJECT_ROOT, file), 'utf8');
+  const out: string[] = [];
+  for (const m of text.matchAll(IMPORT_RE)) out.push(m[1] ?? m[2]);
+  return out;
+}
+
+function resolveLocal(from: string, spec: string): string | null {
+  if (!spec.startsWith('.')) return null;
+  return path.normalize(path.join(path.dirname(from), spec)).replace(/\.js$/, '.ts');
+}
+
+const files = (await Promise.all(DIRS.map(sourceFiles))).flat();
+const graph = new Map<string, { local: string[]; packages: string[] }>();
+for (const file of files) {
+  const specs = await importsOf(file);
+  graph.set(file, {
+    local: specs.map((s) => resolveLocal(file, s)).filter((s): s is string => s !== null),
+    packages: specs.filter((s) => !s.startsWith('.')),
+  });
+}
+
+t.test('core imports neither Fastify nor graphile-worker, nor api/ runners/ plugins/', async (t) => {
+  for (const [file, { local, packages }] of graph) {
+    if (!file.startsWith('core/')) continue;
+    t.notOk(packages.some((p) => p === 'fastify' || p.startsWith('@fastify/') || p === 'graphile-worker'), `${file}: no Fastify or graphile-worker`);
+    t.notOk(local.some((l) => /^(api|runners|plugins)\//.test(l)), `${file}: depends inward only`);
+  }
+});
+
+t.test('plugins depend on core only; migrations import no app code', async (t) => {
+  for (const [file, { local }] of graph) {
+    if (file.startsWith('plugins/')) t.notOk(local.some((l) => /^(api|runners)\//.test(l)), `${file}: no api/ or runners/`);
+    if (file.startsWith('migrations/')) t.same(local, [], `${file}: frozen in time`);
+  }
+});
+
+t.test('api and runners do not reach into each other the wrong way', async (t) => {
+  for (const [file, { local }] of graph) {
+    if (file.startsWith('api/')) t.notOk(local.some((l) => l.startsWith('runners/')), `${file}: api does not import runners`);
+  }
+});
+
+t.test('no import cycles', async (t) => {
+  const state = new Map<string, 'visiting' | 'done'>();
+  const cycles: string[] = [];
+  const visit = (file: string, trail: string[]) => {
+    if (state.get(file) === 'done') return;
+    if (state.get(file) === 'visiting') {
+      cycles.push([...trail.slice(trail.indexOf(file)), file].join(' → '));
+      return;
+    }
+    state.set(file, 'visiting');
+    for (const next of graph.get(file)?.local ?? []) if (graph.has(next)) visit(next, [...trail, file]);
+    state.set(file, 'done');
+  };
+  for (const file of graph.keys()) visit(file, []);
+  t.same(cycles, []);
+});
