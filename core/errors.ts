@@ -22,6 +22,7 @@ export const ErrorCodes = {
   CONTENT_MISSING: { status: 400, message: 'The content field is required' },
   CONTENT_NO_WORDS: { status: 400, message: 'The text holds no words, so it has no LIX' },
   FILE_NOT_ACCEPTED: { status: 400, message: 'File uploads are not accepted: send plain form fields' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Send the body as multipart/form-data, application/x-www-form-urlencoded or application/json' },
   RATE_LIMITED: { status: 429, message: 'Too many requests' },
   TARGET_BLOCKED: { status: 400, message: 'The address is not allowed as a test target' },
   TARGET_UNREACHABLE: { status: 502, message: 'The address could not be reached' },

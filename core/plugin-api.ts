@@ -88,7 +88,8 @@ export interface LighthouseArtifact {
       score: number | null;
       scoreDisplayMode: string;
       numericValue?: number;
-      displayValue?: string;
+      /** Lighthouse's display value in the report languages. */
+      displayValue?: ReportText;
     }
   >;
   /** Audit ids per category, with weights (from categories[].auditRefs). */
@@ -175,7 +176,7 @@ export interface Finding {
   category: Category;
   severity: Severity;
   text: ReportText;
-  /** How many places (elements, requests...) the finding concerns. */
+  /** How many places (elements, requests...) the finding concerns; reports add " (N)" when N > 1 and the text does not already state N. */
   count?: number;
 }
 

@@ -39,10 +39,15 @@ function ratingText(lang: ReportLang, rating: number | undefined): string {
   return rating === undefined || rating < 1 ? l.notRated : `${l.rating}: ${rating.toFixed(2)}`;
 }
 
+/** " (N)" follows a finding concerning several places, unless its text already states the number. */
+function showCount(f: Finding, lang: ReportLang): boolean {
+  return f.count !== undefined && f.count > 1 && !new RegExp(`(^|\\D)${f.count}(\\D|$)`).test(f.text[lang]);
+}
+
 function bullets(findings: Finding[], lang: ReportLang): string[] {
   return findings
     .filter((f) => IMPROVABLE.has(f.severity))
-    .map((f) => `- ${f.text[lang]}${f.count && f.count > 1 ? ` (${f.count})` : ''}`);
+    .map((f) => `- ${f.text[lang]}${showCount(f, lang) ? ` (${f.count})` : ''}`);
 }
 
 export function renderReports(result: PluginResult): Reports {

@@ -10,5 +10,7 @@ import standardFiles from './standard-files/index.js';
 import notFound from './not-found/index.js';
 import lix from './lix/index.js';
 import analytics from './analytics/index.js';
+import httpNetwork from './http-network/index.js';
+import tracking from './tracking/index.js';
 
-export const BUILTIN_PLUGINS: readonly TestPlugin[] = [notFound, standardFiles, a11y, cssLint, htmlValidate, pagespeed, lix, analytics];
+export const BUILTIN_PLUGINS: readonly TestPlugin[] = [notFound, standardFiles, a11y, httpNetwork, tracking, cssLint, htmlValidate, pagespeed, lix, analytics];

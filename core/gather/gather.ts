@@ -99,7 +99,7 @@ function trimLighthouse(lhr: any): LighthouseArtifact {
       score: a.score,
       scoreDisplayMode: a.scoreDisplayMode,
       ...(a.numericValue !== undefined ? { numericValue: a.numericValue } : {}),
-      ...(a.displayValue !== undefined ? { displayValue: a.displayValue } : {}),
+      ...(a.displayValue !== undefined ? { displayValue: { en: a.displayValue, sv: sv?.audits?.[id]?.displayValue ?? a.displayValue } } : {}),
     };
   }
   return { version: lhr.lighthouseVersion, categories, audits, auditRefs };
@@ -147,6 +147,17 @@ async function cookiesOf(page: Page, pageHost: string): Promise<CookieRecord[]> 
   }
 }
 
+/** A page script that navigates late can destroy the context mid-evaluate: wait and try once more. */
+async function retryOnContextLoss<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!(err instanceof Error) || !/context was destroyed|detached/i.test(err.message)) throw err;
+    await new Promise((r) => setTimeout(r, 500));
+    return fn();
+  }
+}
+
 /** Loads `url` once and returns the shared artifacts. */
 export async function gather(url: string, options: GatherOptions): Promise<Artifacts> {
   const { browser, guard } = options;
@@ -190,10 +201,10 @@ async function gatherIn(context: Awaited<ReturnType<Browser['createBrowserContex
     ?? network.find((r) => r.resourceType === 'Document');
 
   options.onPhase?.('axe');
-  const axe = await runAxe(page).catch(() => null);
+  const axe = await retryOnContextLoss(() => runAxe(page)).catch(() => null);
   options.onPhase?.('extract');
-  const texts = await page.evaluate(extractTexts);
-  const inline = await page.evaluate(extractInline);
+  const texts = await retryOnContextLoss(() => page.evaluate(extractTexts));
+  const inline = await retryOnContextLoss(() => page.evaluate(extractInline));
   const cookies = await cookiesOf(page, new URL(finalUrl).hostname);
 
   const stylesheets: TextResource[] = [];

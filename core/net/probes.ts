@@ -4,6 +4,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import net from 'node:net';
 import tls from 'node:tls';
 import type { ProbeResponse, Probes, TlsProbe } from '../plugin-api.js';
 import type { TargetGuard } from './target-guard.js';
@@ -97,7 +98,8 @@ export function createProbes(guard: TargetGuard, options: ProbeOptions = {}): Pr
       const socket = tls.connect({
         host,
         port,
-        servername: host,
+        // SNI takes host names only (RFC 6066).
+        ...(net.isIP(host) ? {} : { servername: host }),
         minVersion: version,
         maxVersion: version,
         rejectUnauthorized: false,

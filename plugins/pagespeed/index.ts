@@ -56,8 +56,8 @@ export default definePlugin({
         if (severity === 'resolved') continue;
         failing.push({ id: audit.id, category: categoryId, score: audit.score });
         const text: ReportText = {
-          sv: audit.title.sv + (audit.displayValue ? ` (${audit.displayValue})` : ''),
-          en: audit.title.en + (audit.displayValue ? ` (${audit.displayValue})` : ''),
+          sv: audit.title.sv + (audit.displayValue ? ` (${audit.displayValue.sv})` : ''),
+          en: audit.title.en + (audit.displayValue ? ` (${audit.displayValue.en})` : ''),
         };
         const category = REPORTED_IN[categoryId as keyof typeof REPORTED_IN];
         if (category) {

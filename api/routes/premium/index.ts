@@ -7,13 +7,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import rateLimit from '../../plugins/rate-limit.js';
 import results from './results.js';
 import orders from './orders.js';
+import type { PremiumOptions } from './options.js';
 
-export interface PremiumOptions {
-  /** The version reached, e.g. '0.1'. */
-  version: string;
-  /** Hide this copy from the OpenAPI document (the /0.1 copy is described, not repeated). */
-  hidden: boolean;
-}
+export type { PremiumOptions } from './options.js';
 
 const premium: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   // First, so that its onRoute hook reaches every premium route (and only those).

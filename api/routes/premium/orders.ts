@@ -125,6 +125,9 @@ const orders: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   const limitNote = rateLimitNote(config.rateLimitPerMinute);
   const describe = (...parts: string[]) => [...parts, limitNote].filter(Boolean).join('\n\n');
   const lixMax = config.lixMaxBytes;
+  // One text for every way of being too large: a multipart field is cut just past the limit, so
+  // its true size is not known.
+  const tooLarge = () => new WebperfError('TEXT_TOO_LARGE', `The text is larger than the limit of ${lixMax} bytes (UTF-8)`);
 
   // Form fields only: a file part is refused with 400 FILE_NOT_ACCEPTED. Limits per route below.
   await app.register(multipart, {
@@ -135,6 +138,8 @@ const orders: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
       throw new WebperfError('FILE_NOT_ACCEPTED', `The form part "${part.fieldname}" is a file; send it as a plain text field`);
     },
   });
+  // Fastify's own text/plain parser would hand a bare string to the routes: not a form.
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     done(null, parseUrlencoded(body as string));
   });
@@ -146,9 +151,9 @@ const orders: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
     const isLix = request.routeOptions.url?.endsWith('/tools/lix/') ?? false;
     switch (err.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        throw isLix
-          ? new WebperfError('TEXT_TOO_LARGE', `The request is larger than the LIX text limit allows: at most ${lixMax} bytes of text (UTF-8) are accepted`)
-          : new WebperfError('REQUEST_TOO_LARGE');
+        throw isLix ? tooLarge() : new WebperfError('REQUEST_TOO_LARGE', `The request body is larger than ${TEST_ONCE_BODY_BYTES} bytes`);
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        throw new WebperfError('UNSUPPORTED_MEDIA_TYPE');
       case 'FST_FILES_LIMIT':
       case 'FST_REQ_FILE_TOO_LARGE':
         throw new WebperfError('FILE_NOT_ACCEPTED');
@@ -343,10 +348,7 @@ const orders: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
       ? (request.query as { content?: unknown } | undefined)?.content
       : (request.body as { content?: unknown } | undefined)?.content;
     if (typeof content !== 'string' || content.trim() === '') throw new WebperfError('CONTENT_MISSING');
-    const bytes = Buffer.byteLength(content, 'utf8');
-    if (bytes > lixMax) {
-      throw new WebperfError('TEXT_TOO_LARGE', `The text is ${bytes} bytes; at most ${lixMax} bytes (UTF-8) are accepted`);
-    }
+    if (Buffer.byteLength(content, 'utf8') > lixMax) throw tooLarge();
     const lang = requestReportLang(request);
     const r = lix(content, lang);
     if (r.lix === null || r.band === null || r.classification === null) throw new WebperfError('CONTENT_NO_WORDS');
@@ -394,9 +396,7 @@ const orders: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
       async (request) => {
         const length = contentLength(request);
         const cap = isMultipartRequest(request) ? lixMax + MULTIPART_OVERHEAD : lixMax * ENCODING_GROWTH + MULTIPART_OVERHEAD;
-        if (length !== null && length > cap) {
-          throw new WebperfError('TEXT_TOO_LARGE', `The request is ${length} bytes; at most ${lixMax} bytes of text (UTF-8) are accepted`);
-        }
+        if (length !== null && length > cap) throw tooLarge();
       },
     ],
     bodyLimit: lixMax * ENCODING_GROWTH + MULTIPART_OVERHEAD,

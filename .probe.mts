@@ -1,0 +1,1 @@
+import './runners/tasks/run-tests.js'; process.exitCode = 2;

@@ -1,0 +1,23 @@
+/**
+ * `npm run bench`: every benchmark, each measured side by side with its baseline in one run.
+ *   1. the pipeline: bare Lighthouse vs our full pipeline vs the naive one-load-per-test way;
+ *   2. the results API: requests per second and p99 of the results endpoints vs a bare route.
+ * Figures are ratios measured in the same run on the same machine; absolute times vary.
+ */
+import { benchPipeline } from './pipeline.js';
+import { benchApi } from './api.js';
+
+const only = process.argv.slice(2);
+const want = (name: string) => only.length === 0 || only.includes(name);
+
+console.log(`# webperf benchmarks, ${new Date().toISOString()}, node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
+if (want('pipeline')) {
+  console.log('\n## Pipeline (issues: foundation, plugins)');
+  console.log(await benchPipeline(3));
+}
+if (want('api')) {
+  console.log('\n## Results API (issue: premium API)');
+  const out = await benchApi({});
+  if (typeof out === 'string') console.log(out);
+}
+process.exit(0);
