@@ -323,6 +323,8 @@ t.test('POST /test_once/: 1 and 10 URLs are accepted, 0 and 11 are refused', asy
     payload: 'urls=' + 'a'.repeat(70_000),
   });
   t.strictSame(big.json(), { statusCode: 413, error: 'REQUEST_TOO_LARGE', message: 'The request body is larger than 65536 bytes' });
+  const plain = await w.app.inject({ method: 'POST', url: '/test_once/', headers: { 'api-key': w.key, 'site-id': String(w.siteId), 'content-type': 'text/plain' }, payload: START });
+  t.strictSame(plain.json(), { statusCode: 415, error: 'UNSUPPORTED_MEDIA_TYPE', message: 'Send the body as multipart/form-data, application/x-www-form-urlencoded or application/json' });
   t.strictSame(await counts(w.db), before, 'refused orders write nothing');
 
   await t.test('urlencoded and JSON bodies are accepted too', async (t) => {

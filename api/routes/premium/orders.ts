@@ -24,7 +24,7 @@ import type { ResolvedKey } from '../../../core/store/keys.js';
 import { errorResponses } from '../../envelope.js';
 import { requestReportLang, siteIdHeader } from '../../request-helpers.js';
 import { RATE_LIMIT_HEADERS, rateLimitNote } from '../../plugins/rate-limit.js';
-import type { PremiumOptions } from './index.js';
+import type { PremiumOptions } from './options.js';
 
 const SECURITY: { [scheme: string]: string[] }[] = [{ ApiKeyAuth: [] }, { AdminApiKey: [] }];
 
@@ -37,10 +37,14 @@ const MULTIPART_OVERHEAD = 16 * 1024;
 /** JSON and URL encoding can grow a text up to six times (\uXXXX escapes). */
 const ENCODING_GROWTH = 6;
 
-const CHECKS = [
-  'Checks, in this order: no api-key or an unknown/revoked one: 401 (KEY_MISSING, KEY_INVALID; the spec\'s errors table also lists 400 for a missing api-key on re-test: 401 is answered, as on every premium route); missing site-id header: 400 SITE_ID_MISSING, not a positive integer: 400 SITE_ID_INVALID; a key that does not reach the site: 403 FORBIDDEN_SITE; an admin key naming a site that does not exist: 404 SITE_NOT_FOUND.',
-  'The key and site are checked before the body is read.',
-].join(' ');
+/** The access checks every order route makes, for its description. */
+function checks(siteMustExist: boolean): string {
+  return [
+    'Checks, in this order: no api-key or an unknown/revoked one: 401 (KEY_MISSING, KEY_INVALID; the spec\'s errors table also lists 400 for a missing api-key on re-test: 401 is answered, as on every premium route); missing site-id header: 400 SITE_ID_MISSING, not a positive integer: 400 SITE_ID_INVALID; a key that does not reach the site: 403 FORBIDDEN_SITE',
+    siteMustExist ? '; an admin key naming a site that does not exist: 404 SITE_NOT_FOUND.' : ' (the site itself is not read: an admin key may name any id).',
+    ' The key and site are checked before the body is read.',
+  ].join('');
+}
 
 const QUOTA_RULE = `Credits: the order is accepted or refused as a whole in one transaction that checks the site's rolling ${QUOTA_PERIOD_DAYS}-day window (ceiling: the site's own quota, else its premium level's, else 0; racing orders for one site are serialised, so they can never together spend more than remains). Refused: 400 QUOTA_EXCEEDED with a message such as "The order needs 15 credits; 7 remain in the current ${QUOTA_PERIOD_DAYS}-day period." and nothing is queued or charged.`;
 
@@ -194,7 +198,7 @@ const orders: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
         ].join(' '),
         `Cost: ${RETEST_CREDITS_PER_TEST} credit per distinct test type. ${QUOTA_RULE}`,
         'Answer: 200 with JSON whose `message` is the text confirmation that the site will be retested in a couple of minutes (JSON rather than text/plain so that the order id, run id and credits can be read too).',
-        CHECKS,
+        checks(true),
       ),
       security: SECURITY,
       headers: {
@@ -217,7 +221,7 @@ const orders: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
           },
           required: ['api_version', 'message', 'site_id', 'order_id', 'run_id', 'url', 'test_types', 'credits', 'available'],
         },
-        ...errorResponses(400, 401, 403, 404, 429, 500),
+        ...errorResponses(400, 401, 403, 404, 415, 429, 500),
       },
     }),
   }, async (request) => {
@@ -264,7 +268,7 @@ const orders: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
       description: describe(
         'Queues one private test per address (every active test type of the service on that page). Results are private: they appear only under /private_stats/{siteId} and never in /stats, the scores or the open data. A one-off test typically finishes within 15 to 30 minutes.',
         [
-          'Body: `multipart/form-data` with the text field `urls` (as specified); `application/x-www-form-urlencoded` and JSON `{"urls": "..."}` are accepted too. File parts are refused (400 FILE_NOT_ACCEPTED); a body over 64 KiB: 413 REQUEST_TOO_LARGE.',
+          'Body: `multipart/form-data` with the text field `urls` (as specified); `application/x-www-form-urlencoded` and JSON `{"urls": "..."}` are accepted too. File parts are refused (400 FILE_NOT_ACCEPTED); any other content type: 415 UNSUPPORTED_MEDIA_TYPE; a body over 64 KiB: 413 REQUEST_TOO_LARGE.',
           `\`urls\`: 1 to ${MAX_TEST_ONCE_URLS} addresses separated by commas (split at every comma: a comma inside an address must be sent as %2C; spaces around entries are ignored; an empty entry is an error).`,
           'Each address: absolute http or https, at most 2048 characters, without user name or password, on the site\'s own domain: its host equals the start page\'s host or shares its registrable domain (the apex and every subdomain; an IP-address start page allows only that address), on the scheme\'s default port or the start page\'s own port.',
           'Addresses are normalised (WHATWG URL), the #fragment is dropped, and duplicates are tested and charged once. Anything else: 400 URLS_INVALID with a message naming the bad address.',
@@ -272,7 +276,7 @@ const orders: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
         ].join(' '),
         `Cost: ${TEST_ONCE_CREDITS_PER_PAGE} credits per distinct address. ${QUOTA_RULE}`,
         'Answer: 200 with JSON: `message` states the number of addresses and the site id; `results` maps each new private test id (test_runs id) to the absolute address of its private result, /private_stats/{siteId}/{testId} (with the same version segment as the request; the base is the service\'s public URL, else the request\'s host); `urls` maps the same ids to the address each one tests.',
-        CHECKS,
+        checks(true),
       ),
       security: SECURITY,
       consumes: ['multipart/form-data', 'application/x-www-form-urlencoded', 'application/json'],
@@ -294,7 +298,7 @@ const orders: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
           },
           required: ['api_version', 'message', 'site_id', 'order_id', 'url_count', 'credits', 'available', 'results', 'urls'],
         },
-        ...errorResponses(400, 401, 403, 404, 413, 429, 500),
+        ...errorResponses(400, 401, 403, 404, 413, 415, 429, 500),
       },
     }),
   }, async (request) => {
@@ -335,11 +339,11 @@ const orders: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   const lixDescription = (method: 'GET' | 'POST') => describe(
     'The readability index LIX of a text (läsbarhetsindex: words / sentences + 100 × long words / words; a long word has more than 6 letters; see core/lix.ts for how words and sentences are counted). Not charged in credits.',
     method === 'POST'
-      ? `Body: \`multipart/form-data\` with the text field \`content\` (as specified); \`application/x-www-form-urlencoded\` and JSON \`{"content": "..."}\` are accepted too. File parts are refused (400 FILE_NOT_ACCEPTED).`
+      ? `Body: \`multipart/form-data\` with the text field \`content\` (as specified); \`application/x-www-form-urlencoded\` and JSON \`{"content": "..."}\` are accepted too. File parts are refused (400 FILE_NOT_ACCEPTED); any other content type: 415 UNSUPPORTED_MEDIA_TYPE.`
       : 'Query: `content`, the text. The length of a query string is bounded by the server\'s URL limit (about 16 KiB): use POST for longer texts.',
     `Size: at most ${lixMax} bytes of text (UTF-8) — a limit the spec leaves open; larger: 413 TEXT_TOO_LARGE (a request whose declared length already exceeds it is refused before its body is read). Missing or blank \`content\`: 400 CONTENT_MISSING; a text without any word (only digits or punctuation): 400 CONTENT_NO_WORDS. Where the usage text answers False with an error code on failure, this service answers its error body with the HTTP status.`,
-    'The `site-id` header is checked for access (401/400/403 as on every premium route); the text is not stored.',
-    CHECKS,
+    'The text is not stored.',
+    checks(false),
   );
 
   const lixHandler = async (request: FastifyRequest) => {
@@ -381,7 +385,7 @@ const orders: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
     },
     response: {
       200: { ...LIX_RESPONSE, headers: RATE_LIMIT_HEADERS },
-      ...errorResponses(400, 401, 403, 413, 429, 500),
+      ...errorResponses(400, 401, 403, 413, 415, 429, 500),
     },
   });
 

@@ -1,1 +1,0 @@
-import './runners/tasks/run-tests.js'; process.exitCode = 2;
