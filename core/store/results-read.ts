@@ -49,7 +49,8 @@ export interface ResultRow {
   typeOfTest: number;
   /** 1.0–5.0, or -1 when not rated. */
   rating: number;
-  testDate: Date;
+  /** ISO 8601 in UTC, to the millisecond (as Date#toISOString). */
+  testDate: string;
   report: ReportSet;
   /** The stored json_check_data as JSON text. */
   jsonCheckData: string;
@@ -58,22 +59,37 @@ export interface ResultRow {
 interface RawResult {
   type_of_test: number | null;
   rating: number | null;
-  test_date: Date | null;
-  report: Partial<ReportSet> | null;
+  test_date: string | null;
+  overall: string | null;
+  a11y: string | null;
+  perf: string | null;
+  sec: string | null;
+  stand: string | null;
   json_check_data: string | null;
 }
-
-const EMPTY_REPORT: ReportSet = { overall: '', a11y: '', perf: '', sec: '', stand: '' };
 
 function toResult(r: RawResult): ResultRow {
   return {
     typeOfTest: r.type_of_test!,
     rating: Number(r.rating),
-    testDate: new Date(r.test_date!),
-    report: { ...EMPTY_REPORT, ...(r.report ?? {}) },
+    testDate: r.test_date!,
+    report: { overall: r.overall ?? '', a11y: r.a11y ?? '', perf: r.perf ?? '', sec: r.sec ?? '', stand: r.stand ?? '' },
     jsonCheckData: r.json_check_data ?? '{}',
   };
 }
+
+/** ISO 8601 text of a timestamptz in UTC, as Date#toISOString writes it. */
+const isoUtc = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+
+/**
+ * The columns of a result in one report language. Texts, dates and JSON are read as text: nothing
+ * is parsed only to be written again (about half the CPU of reading the jsonb and dates as values).
+ */
+const resultColumns = (lang: ReportLang) => sql`
+  r.type_of_test, r.rating::float8 as rating, ${isoUtc('r.test_date')} as test_date,
+  r.reports -> ${lang}::text ->> 'overall' as overall, r.reports -> ${lang}::text ->> 'a11y' as a11y,
+  r.reports -> ${lang}::text ->> 'perf' as perf, r.reports -> ${lang}::text ->> 'sec' as sec,
+  r.reports -> ${lang}::text ->> 'stand' as stand, r.json_check_data::text as json_check_data`;
 
 /**
  * The latest public result per test type of a site, in one report language, by type_of_test;
@@ -83,7 +99,7 @@ function toResult(r: RawResult): ResultRow {
  */
 export async function readLatestResults(db: Db, siteId: number, lang: ReportLang): Promise<ResultRow[] | null> {
   const { rows } = await sql<RawResult>`
-    select r.type_of_test, r.rating, r.test_date, r.reports -> ${lang}::text as report, r.json_check_data::text as json_check_data
+    select ${resultColumns(lang)}
     from sites s
     left join latest_results l on l.site_id = s.id
     left join test_results r on r.id = l.result_id and not r.private
@@ -100,24 +116,33 @@ export interface MonthlyScoreRow {
   score: number;
   timeperiod: string;
   typeOfScore: string;
-  updatedAt: Date;
+}
+
+/** A site's monthly scores and when the latest of them changed (ISO 8601 UTC; null without any). */
+export interface MonthlyScores {
+  rows: MonthlyScoreRow[];
+  updatedAt: string | null;
 }
 
 /**
  * A site's monthly scores, by timeperiod then type_of_score; null when the site does not exist.
- * Index: monthly_scores_unique(site_id, timeperiod, type_of_score) gives the order too.
+ * Index: monthly_scores_unique(site_id, timeperiod, type_of_score).
  */
-export async function readMonthlyScores(db: Db, siteId: number): Promise<MonthlyScoreRow[] | null> {
-  const { rows } = await sql<{ id: number | null; score: number | null; timeperiod: string | null; type_of_score: string | null; updated_at: Date | null }>`
-    select m.id, round(m.score_sum / nullif(m.score_count, 0), 2) as score, m.timeperiod, m.type_of_score, m.updated_at
+export async function readMonthlyScores(db: Db, siteId: number): Promise<MonthlyScores | null> {
+  const { rows } = await sql<{ id: number | null; score: number | null; timeperiod: string | null; type_of_score: string | null; updated_at: string | null }>`
+    select m.id, round(m.score_sum / nullif(m.score_count, 0), 2)::float8 as score, m.timeperiod, m.type_of_score,
+      ${isoUtc('max(m.updated_at) over ()')} as updated_at
     from sites s
     left join monthly_scores m on m.site_id = s.id
     where s.id = ${siteId}::int
     order by m.timeperiod, m.type_of_score`.execute(db);
   if (rows.length === 0) return null;
-  return rows
-    .filter((r) => r.id !== null)
-    .map((r) => ({ dataId: Number(r.id), score: Number(r.score ?? 0), timeperiod: r.timeperiod!, typeOfScore: r.type_of_score!, updatedAt: new Date(r.updated_at!) }));
+  return {
+    rows: rows
+      .filter((r) => r.id !== null)
+      .map((r) => ({ dataId: Number(r.id), score: Number(r.score ?? 0), timeperiod: r.timeperiod!, typeOfScore: r.type_of_score! })),
+    updatedAt: rows[0].updated_at,
+  };
 }
 
 /** One private test (a private run) of a site. */
@@ -168,7 +193,7 @@ export async function readPrivateTest(db: Db, siteId: number, testId: number, la
     .executeTakeFirst();
   if (!run) return null;
   const { rows } = await sql<RawResult>`
-    select r.type_of_test, r.rating, r.test_date, r.reports -> ${lang}::text as report, r.json_check_data::text as json_check_data
+    select ${resultColumns(lang)}
     from test_results r
     where r.run_id = ${testId}::bigint and r.private
     order by r.type_of_test, r.id`.execute(db);

@@ -21,7 +21,7 @@ import {
 import { errorResponses, siteUri, sqlDateTime } from '../../envelope.js';
 import { requestReportLang, siteIdHeader } from '../../request-helpers.js';
 import { RATE_LIMIT_HEADERS, rateLimitNote } from '../../plugins/rate-limit.js';
-import type { PremiumOptions } from './index.js';
+import type { PremiumOptions } from './options.js';
 
 /** Most addresses the `urls` filter of the private test list takes. */
 export const MAX_URLS = 10;
@@ -72,7 +72,7 @@ function toTestResult(r: ResultRow) {
   return {
     type_of_test: r.typeOfTest,
     rating: r.rating,
-    test_date: r.testDate.toISOString(),
+    test_date: r.testDate,
     check_report: r.report.overall,
     check_report_a11y: r.report.a11y,
     check_report_perf: r.report.perf,
@@ -83,6 +83,8 @@ function toTestResult(r: ResultRow) {
 }
 
 const latest = (dates: Date[], fallback: Date) => dates.reduce((a, b) => (b > a ? b : a), dates.length ? dates[0] : fallback);
+/** The latest of ISO 8601 UTC texts of one format (they sort as text), else the fallback. */
+const latestIso = (dates: string[], fallback: Date) => (dates.length ? dates.reduce((a, b) => (b > a ? b : a)) : fallback.toISOString());
 
 const nullableRound = (v: number | null, places: number) => (v === null ? null : round(v, places));
 
@@ -202,7 +204,7 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
       api_version: version,
       uri: siteUri(base(request), siteId),
       result_count: rows.length,
-      timestamp: latest(rows.map((r) => r.testDate), new Date()).toISOString(),
+      timestamp: latestIso(rows.map((r) => r.testDate), new Date()),
       data: rows.map(toTestResult),
     };
   });
@@ -245,12 +247,12 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   }, async (request) => {
     const { siteId } = request.params;
     await request.requireSite(siteId);
-    const rows = found(await readMonthlyScores(app.deps.db, siteId), siteId);
+    const { rows, updatedAt } = found(await readMonthlyScores(app.deps.db, siteId), siteId);
     return {
       api_version: version,
       uri: siteUri(base(request), siteId),
       result_count: rows.length,
-      timestamp: latest(rows.map((r) => r.updatedAt), new Date()).toISOString(),
+      timestamp: updatedAt ?? new Date().toISOString(),
       data: rows.map((r) => ({ data_id: r.dataId, score: r.score, timeperiod: r.timeperiod, type_of_score: r.typeOfScore })),
     };
   });
@@ -358,7 +360,7 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
       api_version: version,
       uri: siteUri(base(request), siteId),
       result_count: data.length,
-      timestamp: latest(data.map((r) => r.testDate), test.finishedAt ?? test.createdAt).toISOString(),
+      timestamp: latestIso(data.map((r) => r.testDate), test.finishedAt ?? test.createdAt),
       status: test.status,
       tested_url: test.url,
       data: data.map(toTestResult),

@@ -1,0 +1,423 @@
+/**
+ * Results API benchmark: requests per second and latency of the premium read endpoints against a
+ * realistic history, side by side in one run with a bare Fastify route answering a constant.
+ *
+ *   npm run bench -- api
+ *   node --import tsx bench/api.ts [--sites 4000] [--history-sites 100] [--seconds 5] [--connections 10]
+ *
+ * The database is an embedded PostgreSQL in a temporary folder (or a fresh database on the server
+ * of DATABASE_URL, dropped afterwards), seeded with set-based SQL and its summaries filled the way
+ * core/store/runs.ts keeps them. The load comes from a worker thread (its own event loop) over
+ * keep-alive connections to loopback, bounded in time and in count.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { buildApp } from '../api/app.js';
+import { CATALOGUE } from '../core/catalogue.js';
+import { loadConfig } from '../core/config.js';
+import { createDb, type Db } from '../core/db/database.js';
+import type { DB } from '../core/db/schema.js';
+import { ensureDatabase, startEmbeddedPostgres } from '../core/db/embedded.js';
+import { migrateToLatest } from '../core/db/migrate.js';
+import { PluginRegistry } from '../core/registry.js';
+import { createKey } from '../core/store/keys.js';
+import { refreshCategoryScores } from '../core/store/runs.js';
+import { BUILTIN_PLUGINS } from '../plugins/index.js';
+import { runWorkerMigrations } from '../runners/worker.js';
+
+/** The active test types the service runs. */
+export const BENCH_TEST_TYPES = [2, 9, 18, 21, 23, 27, 28, 30, 100, 101];
+
+export interface BenchApiOptions {
+  /** Sites, each with a run per month for `months` months (default 4000). */
+  sites?: number;
+  months?: number;
+  /** Sites that also have a run every day for `historyDays` days (default 300 × 365). */
+  historySites?: number;
+  historyDays?: number;
+  /** Private runs per history site (default 5). */
+  privateRuns?: number;
+  categories?: number;
+  connections?: number;
+  warmupMs?: number;
+  durationMs?: number;
+  /** Upper bound of requests per measurement. */
+  maxRequests?: number;
+  /** A server to create the bench database on; default DATABASE_URL, else embedded. */
+  databaseUrl?: string | null;
+  log?: (line: string) => void;
+}
+
+export interface Measurement {
+  name: string;
+  requests: number;
+  errors: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  bytes: number;
+}
+
+/** Goals of the issue: at least half the bare route's throughput, p99 under 25 ms. */
+export const GOALS = { minRatio: 0.5, maxP99Ms: 25 };
+
+// The load generator: plain JavaScript in a worker thread (eval), so it needs no TypeScript loader
+// and does not share the servers' event loop.
+const LOAD_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const http = require('node:http');
+const { port, paths, headers, connections, warmupMs, durationMs, maxRequests } = workerData;
+const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+function once(path) {
+  return new Promise((resolve) => {
+    const start = process.hrtime.bigint();
+    const req = http.request({ host: '127.0.0.1', port, path, agent, headers }, (res) => {
+      let bytes = 0;
+      res.on('data', (c) => { bytes += c.length; });
+      res.on('end', () => resolve({ status: res.statusCode, ms: Number(process.hrtime.bigint() - start) / 1e6, bytes }));
+    });
+    req.on('error', () => resolve({ status: 0, ms: Number(process.hrtime.bigint() - start) / 1e6, bytes: 0 }));
+    req.end();
+  });
+}
+async function phase(ms, record) {
+  const until = Date.now() + ms;
+  const lat = [];
+  let errors = 0, bytes = 0, i = 0;
+  const loop = async () => {
+    while (Date.now() < until && i < maxRequests) {
+      const p = paths[i++ % paths.length];
+      const r = await once(p);
+      if (record) { lat.push(r.ms); bytes += r.bytes; if (r.status !== 200) errors++; }
+    }
+  };
+  const started = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: connections }, loop));
+  return { lat, errors, bytes, elapsedMs: Number(process.hrtime.bigint() - started) / 1e6 };
+}
+(async () => {
+  await phase(warmupMs, false);
+  const r = await phase(durationMs, true);
+  agent.destroy();
+  parentPort.postMessage(r);
+})();
+`;
+
+function load(port: number, paths: string[], headers: Record<string, string>, o: Required<Pick<BenchApiOptions, 'connections' | 'warmupMs' | 'durationMs' | 'maxRequests'>>) {
+  return new Promise<{ lat: number[]; errors: number; bytes: number; elapsedMs: number }>((resolve, reject) => {
+    const worker = new Worker(LOAD_WORKER, { eval: true, workerData: { port, paths, headers, ...o } });
+    worker.once('message', (m) => {
+      resolve(m);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+  });
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** Fills an empty migrated database with sites, categories, runs, results and the summaries, set-based. */
+export async function seedBenchData(db: Db, o: Required<Pick<BenchApiOptions, 'sites' | 'months' | 'historySites' | 'historyDays' | 'privateRuns' | 'categories'>>): Promise<void> {
+  const types = BENCH_TEST_TYPES.map((id) => {
+    const c = CATALOGUE.find((t) => t.id === id)?.categories ?? [];
+    return sql`(${id}::int, ${c.includes('a11y')}::boolean, ${c.includes('pagespeed')}::boolean, ${c.includes('infosec')}::boolean, ${c.includes('webstandard')}::boolean)`;
+  });
+  await sql`select setseed(0.42)`.execute(db);
+  await sql`insert into premium_levels (name, monthly_quota) values ('standard', 500)`.execute(db);
+  await sql`insert into categories (title) select 'Kategori ' || g from generate_series(1, ${o.categories}::int) g`.execute(db);
+  await sql`
+    insert into sites (title, url, premium_level, followed)
+    select 'Webbplats ' || g, 'https://webbplats-' || g || '.example/', case when g % 10 = 0 then 'standard' end, true
+    from generate_series(1, ${o.sites}::int) g`.execute(db);
+  // Every site in one category, a third of them in a second one too.
+  await sql`
+    insert into site_categories (site_id, category_id)
+    select s.id, c.id from sites s join categories c on c.title = 'Kategori ' || (1 + s.id % ${o.categories}::int)
+    union
+    select s.id, c.id from sites s join categories c on c.title = 'Kategori ' || (1 + (s.id * 7 + 3) % ${o.categories}::int) where s.id % 3 = 0`.execute(db);
+  // Runs: one a month for every site, one a day for the history sites, a few private ones.
+  await sql`
+    insert into test_runs (site_id, url, private, status, created_at, finished_at)
+    select s.id, s.url, false, 'done', d.t, d.t + interval '3 minutes'
+    from sites s
+    cross join lateral (
+      select now() - make_interval(days => m * 30 + s.id % 30, mins => s.id % 720) as t
+      from generate_series(0, ${o.months - 1}::int) m where s.id > ${o.historySites}::int
+      union all
+      select now() - make_interval(days => g, mins => s.id % 720)
+      from generate_series(0, ${o.historyDays - 1}::int) g where s.id <= ${o.historySites}::int
+    ) d
+    union all
+    select s.id, s.url || 'sida-' || p, true, 'done', now() - make_interval(days => p * 3, hours => 5), now() - make_interval(days => p * 3, hours => 5) + interval '20 minutes'
+    from sites s cross join generate_series(1, ${o.privateRuns}::int) p where s.id <= ${o.historySites}::int`.execute(db);
+  // Results: one per run and test type; 3 % not rated; reports in sv and en of a realistic length.
+  // In slices of runs, so that no statement runs for long.
+  const { rows: [span] } = await sql<{ lo: number; hi: number }>`select min(id)::bigint as lo, max(id)::bigint as hi from test_runs`.execute(db);
+  const SLICE = 20_000;
+  for (let lo = Number(span.lo); lo <= Number(span.hi); lo += SLICE) {
+  await sql`
+    insert into test_results (run_id, site_id, private, url, type_of_test, rating, rating_a11y, rating_infosec, rating_pagespeed, rating_webstandard, reports, json_check_data, test_date)
+    select q.run_id, q.site_id, q.private, q.url, q.type, q.rating,
+      case when q.rating >= 1 and q.a11y then q.rating end,
+      case when q.rating >= 1 and q.infosec then q.rating end,
+      case when q.rating >= 1 and q.pagespeed then q.rating end,
+      case when q.rating >= 1 and q.webstandard then q.rating end,
+      jsonb_build_object(
+        'sv', jsonb_build_object(
+          'overall', 'Testtyp ' || q.type || E'\nBetyg: ' || to_char(q.rating, 'FM0.00'),
+          'a11y', case when q.a11y then E'Tillgänglighet: Betyg: ' || to_char(q.rating, 'FM0.00') || E'\n- Bilder saknar alternativtext (3)\n- Länkar saknar begriplig text (2)\n- Formulärfält saknar etikett' else '' end,
+          'perf', case when q.pagespeed then E'Prestanda: Betyg: ' || to_char(q.rating, 'FM0.00') || E'\n- Minska oanvänd JavaScript\n- Bilder har inte rätt storlek (4)' else '' end,
+          'sec', case when q.infosec then E'Integritet & säkerhet: Betyg: ' || to_char(q.rating, 'FM0.00') || E'\n- Strict-Transport-Security saknas\n- Kakor utan Secure-flagga (2)\n- Tredjepartsförfrågningar till 5 domäner' else '' end,
+          'stand', case when q.webstandard then E'Standarder: Betyg: ' || to_char(q.rating, 'FM0.00') || E'\n- HTML-fel (7)\n- CSS-varningar (12)' else '' end),
+        'en', jsonb_build_object(
+          'overall', 'Test type ' || q.type || E'\nRating: ' || to_char(q.rating, 'FM0.00'),
+          'a11y', case when q.a11y then E'Accessibility: Rating: ' || to_char(q.rating, 'FM0.00') || E'\n- Images lack alternative text (3)\n- Links lack discernible text (2)\n- Form fields lack a label' else '' end,
+          'perf', case when q.pagespeed then E'Performance: Rating: ' || to_char(q.rating, 'FM0.00') || E'\n- Reduce unused JavaScript\n- Images are not properly sized (4)' else '' end,
+          'sec', case when q.infosec then E'Integrity & Security: Rating: ' || to_char(q.rating, 'FM0.00') || E'\n- Strict-Transport-Security is missing\n- Cookies without the Secure flag (2)\n- Third-party requests to 5 domains' else '' end,
+          'stand', case when q.webstandard then E'Standards: Rating: ' || to_char(q.rating, 'FM0.00') || E'\n- HTML errors (7)\n- CSS warnings (12)' else '' end)),
+      case when q.type in (21, 23, 30) then jsonb_build_object('score', round(q.rating / 5, 2), 'requests', 40 + q.run_id % 60, 'domains', jsonb_build_array('cdn.example', 'stats.example')) else '{}'::jsonb end,
+      q.t + interval '2 minutes'
+    from (
+      select r.id as run_id, r.site_id, r.private, r.url, r.created_at as t, tt.type, tt.a11y, tt.pagespeed, tt.infosec, tt.webstandard,
+        case when random() < 0.03 then -1 else round((1 + random() * 4)::numeric, 5) end as rating
+      from test_runs r cross join (values ${sql.join(types)}) tt(type, a11y, pagespeed, infosec, webstandard)
+      where r.id between ${lo}::bigint and ${lo + SLICE - 1}::bigint
+    ) q`.execute(db);
+  }
+  // The summaries, as saveRunResults keeps them (latest public result; monthly sums in UTC months).
+  await sql`
+    insert into latest_results (site_id, type_of_test, result_id, test_date)
+    select distinct on (site_id, type_of_test) site_id, type_of_test, id, test_date
+    from test_results where not private
+    order by site_id, type_of_test, test_date desc, id desc`.execute(db);
+  await sql`
+    insert into monthly_scores (site_id, timeperiod, type_of_score, score_sum, score_count)
+    select r.site_id, to_char(r.test_date at time zone 'UTC', 'YYYY-MM'), k.type, sum(k.v), count(*)
+    from test_results r
+    cross join lateral (values
+      ('kat-total', case when r.rating >= 1 then r.rating end), ('kat-a11y', r.rating_a11y), ('kat-infosec', r.rating_infosec),
+      ('kat-perf', r.rating_pagespeed), ('kat-webstandard', r.rating_webstandard)) k(type, v)
+    where not r.private and k.v is not null
+    group by 1, 2, 3`.execute(db);
+  await sql`
+    insert into site_scores (site_id, a11y, infosec, pagespeed, webstandard, overall)
+    select l.site_id, avg(r.rating_a11y), avg(r.rating_infosec), avg(r.rating_pagespeed), avg(r.rating_webstandard),
+      avg(r.rating) filter (where r.rating >= 1)
+    from latest_results l join test_results r on r.id = l.result_id
+    group by l.site_id`.execute(db);
+  await refreshCategoryScores(db, null);
+  await sql`analyze`.execute(db);
+}
+
+async function count(db: Db, table: string): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select count(*)::bigint as n from ${sql.table(table)}`.execute(db);
+  return Number(rows[0].n);
+}
+
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+export async function benchApi(options: BenchApiOptions = {}): Promise<string> {
+  const o = {
+    sites: options.sites ?? 4000,
+    months: options.months ?? 12,
+    historySites: options.historySites ?? 300,
+    historyDays: options.historyDays ?? 365,
+    privateRuns: options.privateRuns ?? 5,
+    categories: options.categories ?? 12,
+    connections: options.connections ?? 10,
+    warmupMs: options.warmupMs ?? 1_000,
+    durationMs: options.durationMs ?? 5_000,
+    maxRequests: options.maxRequests ?? 1_000_000,
+  };
+  const log = options.log ?? ((line: string) => process.stderr.write(`[bench api] ${line}\n`));
+  const serverUrl = options.databaseUrl === undefined ? process.env.DATABASE_URL || null : options.databaseUrl;
+  const stops: (() => Promise<unknown>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch(() => {});
+  };
+  try {
+    // A fresh database: embedded in a temporary folder, or created on the given server.
+    let url: string;
+    if (serverUrl) {
+      const admin = new URL(serverUrl);
+      admin.pathname = '/postgres';
+      const name = `webperf_bench_${randomBytes(4).toString('hex')}`;
+      await ensureDatabase(admin.href, name);
+      stops.push(async () => {
+        const c = new pg.Client({ connectionString: admin.href });
+        await c.connect();
+        await c.query(`drop database if exists ${name} with (force)`);
+        await c.end();
+      });
+      const u = new URL(serverUrl);
+      u.pathname = `/${name}`;
+      url = u.href;
+      log(`database ${name} on ${u.host}`);
+    } else {
+      const tmp = await mkdtemp(path.join(os.tmpdir(), 'webperf-bench-'));
+      stops.push(() => rm(tmp, { recursive: true, force: true }));
+      const server = await startEmbeddedPostgres(path.join(tmp, 'pg'), { fast: true });
+      stops.push(server.stop);
+      await ensureDatabase(server.adminUrl, 'webperf_bench');
+      url = server.urlFor('webperf_bench');
+      log(`embedded PostgreSQL on port ${server.port}`);
+    }
+    // One connection without the API's 30-second query timeout: the summaries are long statements.
+    const seedDb = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }) });
+    stops.push(() => seedDb.destroy());
+    await migrateToLatest(seedDb);
+    await runWorkerMigrations(url);
+
+    log('seeding...');
+    const seedStart = Date.now();
+    await seedBenchData(seedDb, o);
+    const seedSeconds = (Date.now() - seedStart) / 1000;
+    const counts = {
+      sites: await count(seedDb, 'sites'),
+      runs: await count(seedDb, 'test_runs'),
+      results: await count(seedDb, 'test_results'),
+      latest: await count(seedDb, 'latest_results'),
+      monthly: await count(seedDb, 'monthly_scores'),
+      categories: await count(seedDb, 'categories'),
+    };
+    log(`seeded in ${seedSeconds.toFixed(1)} s: ${fmt(counts.results)} results`);
+    const { key } = await createKey(seedDb, { kind: 'admin', siteIds: [], label: 'bench' });
+
+    // The real API, its own pool, the rate limit on but with a ceiling no run reaches (its cost is
+    // measured, nothing is refused); and a bare Fastify answering a constant.
+    const db = createDb(url, { max: 10 });
+    stops.push(() => db.destroy());
+    const config = loadConfig({ NODE_ENV: 'production' }, { databaseUrl: url, publicUrl: 'http://bench.example', rateLimitPerMinute: 1_000_000_000, demo: false });
+    const app = await buildApp({ db, config, registry: new PluginRegistry(BUILTIN_PLUGINS), version: 'bench' });
+    // Diagnostic (no goal): the real app's key check alone, one database round trip, and a constant.
+    app.get('/bench/key-only', async (request) => {
+      await request.requireKey();
+      return { api_version: '0.1', ok: true };
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    stops.push(() => app.close());
+    const bare: FastifyInstance = Fastify({ logger: false });
+    bare.get('/bare', async () => ({ api_version: '0.1', ok: true }));
+    await bare.listen({ host: '127.0.0.1', port: 0 });
+    stops.push(() => bare.close());
+    const apiPort = (app.server.address() as { port: number }).port;
+    const barePort = (bare.server.address() as { port: number }).port;
+
+    // Site ids spread over every site, the same sequence for both per-site endpoints.
+    const ids = Array.from({ length: 2000 }, (_, i) => 1 + ((i * 7919) % counts.sites));
+    const headers = { 'api-key': key };
+    const endpoints = [
+      { name: 'GET /bare (constant, bare Fastify)', port: barePort, paths: ['/bare'], headers: {} },
+      { name: 'diagnostic: key check only (1 query)', port: apiPort, paths: ['/bench/key-only'], headers },
+      { name: 'GET /stats/{siteId}', port: apiPort, paths: ids.map((id) => `/stats/${id}`), headers },
+      { name: 'GET /stats_per_month/{siteId}', port: apiPort, paths: ids.map((id) => `/stats_per_month/${id}`), headers },
+      { name: 'GET /categories/', port: apiPort, paths: ['/categories/'], headers },
+      // The bare route again: the machine's load may drift; the reference is the mean of both.
+      { name: 'GET /bare, again', port: barePort, paths: ['/bare'], headers: {} },
+    ];
+    // Each endpoint answers 200 with data before it is measured.
+    for (const e of endpoints.filter((x) => x.port === apiPort && !x.name.startsWith('diagnostic'))) {
+      const res = await app.inject({ method: 'GET', url: e.paths[0], headers });
+      const body = res.json() as { result_count?: number; categories?: unknown[] };
+      if (res.statusCode !== 200 || !((body.result_count ?? body.categories?.length ?? 0) > 0)) throw new Error(`${e.paths[0]} answered ${res.statusCode}: ${res.body.slice(0, 200)}`);
+    }
+
+    const results: Measurement[] = [];
+    for (const e of endpoints) {
+      log(`measuring ${e.name}...`);
+      const r = await load(e.port, e.paths, e.headers, o);
+      const sorted = r.lat.sort((a, b) => a - b);
+      results.push({
+        name: e.name,
+        requests: sorted.length,
+        errors: r.errors,
+        rps: sorted.length / (r.elapsedMs / 1000),
+        p50: percentile(sorted, 50),
+        p99: percentile(sorted, 99),
+        bytes: sorted.length ? r.bytes / sorted.length : 0,
+      });
+    }
+    return report(results, counts, seedSeconds, o);
+  } finally {
+    await stopAll();
+  }
+}
+
+function report(
+  results: Measurement[],
+  counts: Record<string, number>,
+  seedSeconds: number,
+  o: { sites: number; months: number; historySites: number; historyDays: number; privateRuns: number; categories: number; connections: number; warmupMs: number; durationMs: number },
+): string {
+  const bareRuns = results.filter((r) => r.name.startsWith('GET /bare'));
+  const bareRps = bareRuns.reduce((sum, r) => sum + r.rps, 0) / bareRuns.length;
+  const rows = results.map((r) => {
+    const ratio = r.rps / bareRps;
+    const isBare = r.name.startsWith('GET /bare') || r.name.startsWith('diagnostic');
+    return [
+      r.name,
+      fmt(r.rps),
+      r.p50.toFixed(2),
+      r.p99.toFixed(2),
+      fmt(r.bytes),
+      ratio.toFixed(2),
+      isBare ? '-' : `${ratio >= GOALS.minRatio && r.errors === 0 ? 'PASS' : 'FAIL'}`,
+      isBare ? '-' : `${r.p99 < GOALS.maxP99Ms && r.errors === 0 ? 'PASS' : 'FAIL'}`,
+      String(r.errors),
+    ];
+  });
+  const head = ['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'bytes', '× bare*', `≥${GOALS.minRatio}× bare`, `p99<${GOALS.maxP99Ms}ms`, 'non-200'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [
+    `Scale: ${fmt(counts.sites)} sites in ${o.categories} categories; a public run every month for ${o.months} months for every site, and every day for ${o.historyDays} days for ${o.historySites} of them (${o.privateRuns} private runs each), ${BENCH_TEST_TYPES.length} test types per run (${BENCH_TEST_TYPES.join(', ')}).`,
+    `Rows: ${fmt(counts.runs)} test_runs, ${fmt(counts.results)} test_results, ${fmt(counts.latest)} latest_results, ${fmt(counts.monthly)} monthly_scores. Seeded with set-based SQL in ${seedSeconds.toFixed(1)} s.`,
+    `Load: ${o.connections} keep-alive connections from a worker thread, ${o.warmupMs / 1000} s warm-up + ${o.durationMs / 1000} s per endpoint, loopback; admin key; per-site paths cycle over 2,000 site ids; rate limit on (ceiling not reached). ${os.cpus().length} cores, one process for both servers.`,
+    '',
+    line(head),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map(line),
+    '',
+    `* ratio to the mean of the two bare runs (${fmt(bareRps)} req/s). Goals: ≥ ${GOALS.minRatio}× bare throughput and p99 < ${GOALS.maxP99Ms} ms, with every answer 200.`,
+    '',
+  ].join('\n');
+}
+
+const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
+if (isMain) {
+  const { values } = parseArgs({
+    options: {
+      sites: { type: 'string' },
+      'history-sites': { type: 'string' },
+      seconds: { type: 'string' },
+      connections: { type: 'string' },
+    },
+  });
+  const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
+  benchApi({
+    sites: num(values.sites),
+    historySites: num(values['history-sites']),
+    durationMs: values.seconds === undefined ? undefined : Number(values.seconds) * 1000,
+    connections: num(values.connections),
+  }).then(
+    (out) => {
+      console.log(out);
+      process.exit(0);
+    },
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
