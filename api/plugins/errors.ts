@@ -25,6 +25,16 @@ export default fp(async (app) => {
       return reply.status(err.status).send({ statusCode: err.status, error: err.code, message: err.message });
     }
     if (err.validation) {
+      // The site-id header keeps its own codes whichever layer noticed it.
+      if (err.validationContext === 'headers') {
+        const siteId = (err.validation as { keyword: string; params?: { missingProperty?: string }; instancePath?: string }[]).find(
+          (v) => v.params?.missingProperty === 'site-id' || v.instancePath === '/site-id',
+        );
+        if (siteId) {
+          const code = siteId.keyword === 'required' ? 'SITE_ID_MISSING' : 'SITE_ID_INVALID';
+          return reply.status(400).send({ statusCode: 400, error: code, message: ErrorCodes[code].message });
+        }
+      }
       return reply.status(400).send({ statusCode: 400, error: 'VALIDATION', message: err.message });
     }
     const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;

@@ -11,9 +11,10 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { ReportLang } from '../i18n/langs.js';
 import type { ReportSet } from '../report.js';
+import { creditStatus, QUOTA_PERIOD_DAYS } from '../quota.js';
 
-/** Length of the rolling credit window, in days. */
-export const QUOTA_PERIOD_DAYS = 30;
+export { QUOTA_PERIOD_DAYS };
+
 
 /** One site a key reaches (GET /stats/). */
 export interface ReachableSite {
@@ -259,16 +260,8 @@ export interface Quota {
  * (To merge with core/quota.ts, which orders use to check and book credits in one transaction.)
  */
 export async function readQuota(db: Db, siteId: number): Promise<Quota | null> {
-  const { rows } = await sql<{ ceiling: number; used: number }>`
-    select coalesce(s.monthly_quota, pl.monthly_quota, 0)::int as ceiling,
-      (select coalesce(sum(c.credits), 0)::bigint from credit_ledger c
-        where c.site_id = s.id and c.created_at > now() - make_interval(days => ${QUOTA_PERIOD_DAYS}::int)) as used
-    from sites s
-    left join premium_levels pl on pl.name = s.premium_level
-    where s.id = ${siteId}::int`.execute(db);
-  const row = rows[0];
-  if (!row) return null;
-  const ceiling = Number(row.ceiling);
-  const used = Number(row.used);
-  return { siteId, monthlyQuota: ceiling, used, available: Math.max(0, ceiling - used), periodDays: QUOTA_PERIOD_DAYS };
+  // One rule for the window and the ceiling: the same one orders are checked against.
+  const status = await creditStatus(db, siteId);
+  if (!status) return null;
+  return { siteId, monthlyQuota: status.ceiling, used: status.used, available: status.available, periodDays: QUOTA_PERIOD_DAYS };
 }

@@ -14,6 +14,12 @@ export type { PremiumOptions } from './options.js';
 const premium: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   // First, so that its onRoute hook reaches every premium route (and only those).
   await app.register(rateLimit);
+  // The key before the request is validated: 401 comes before a 400 for a bad header or body,
+  // and before 403 (the routes check the key's access to the site they name). Not onRequest:
+  // the rate limit (a route-level onRequest hook) must count requests with invented keys too.
+  app.addHook('preValidation', async (request) => {
+    await request.requireKey();
+  });
   // Not `opts` itself: it carries buildApp's `prefix`, which the children would add a second time.
   const childOpts: PremiumOptions = { version: opts.version, hidden: opts.hidden };
   await app.register(results, childOpts);
