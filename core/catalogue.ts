@@ -239,3 +239,13 @@ export const CATALOGUE_META = {
     'Descriptions in da, no, fi and is, and the names of retired tests in those languages, are machine-translated and should be reviewed.',
   languages: ['sv', 'en', 'da', 'no', 'fi', 'is'],
 } as const;
+
+/**
+ * A built-in plugin's identity, from the catalogue: id, names, descriptions, active flag and
+ * categories have one source of truth. The plugin adds what it reads (requiredArtifacts) and limits.
+ */
+export function catalogueMeta(id: number): Pick<TestType, 'id' | 'names' | 'descriptions' | 'active' | 'categories'> {
+  const t = byId.get(id);
+  if (!t) throw new Error(`Test type ${id} is not in the catalogue`);
+  return { id: t.id, names: t.names, descriptions: t.descriptions, active: t.active, categories: [...t.categories] };
+}

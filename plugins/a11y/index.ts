@@ -7,12 +7,11 @@
  * warning (−1); a rule without impact counts as a warning. Report line per rule with its element
  * count ("Bilder saknar alternativtext (3 element)"), most severe first. No axe result → NOT_RATED.
  */
-import { CATALOGUE } from '../../core/catalogue.js';
+import { catalogueMeta } from '../../core/catalogue.js';
 import { definePlugin, NOT_RATED, type AxeRuleResult, type Finding, type Severity } from '../../core/plugin-api.js';
 import { DEDUCTION, issueRatings } from '../../core/rating.js';
 import { RULE_TEXT_SV, STRINGS } from './strings.js';
 
-const entry = CATALOGUE.find((t) => t.id === 18)!;
 
 /**
  * The axe tags the gather step runs (core/gather/gather.ts AXE_TAGS; the axe artifact does not
@@ -36,11 +35,7 @@ function severityOf(impact: AxeRuleResult['impact']): Severity {
 
 export default definePlugin({
   meta: {
-    id: 18,
-    names: entry.names,
-    descriptions: entry.descriptions,
-    active: true,
-    categories: ['a11y'],
+    ...catalogueMeta(18),
     requiredArtifacts: ['axe'],
   },
   run(artifacts) {

@@ -9,19 +9,14 @@
  * site and test date for the agency CSV.
  */
 import { ANALYTICS_TOOLS, detectAnalytics } from '../../core/analytics.js';
-import { CATALOGUE } from '../../core/catalogue.js';
+import { catalogueMeta } from '../../core/catalogue.js';
 import { definePlugin, NOT_RATED } from '../../core/plugin-api.js';
 import { STRINGS } from './strings.js';
 
-const entry = CATALOGUE.find((t) => t.id === 101)!;
 
 export default definePlugin({
   meta: {
-    id: 101,
-    names: entry.names,
-    descriptions: entry.descriptions,
-    active: true,
-    categories: [],
+    ...catalogueMeta(101),
     requiredArtifacts: ['network', 'mainDocument', 'scripts', 'cookies'],
   },
   run(artifacts) {

@@ -6,13 +6,12 @@
  */
 import { createRequire } from 'node:module';
 import stylelint from 'stylelint';
-import { CATALOGUE } from '../../core/catalogue.js';
+import { catalogueMeta } from '../../core/catalogue.js';
 import { definePlugin, NOT_RATED, type Finding, type Severity } from '../../core/plugin-api.js';
 import { issueRatings } from '../../core/rating.js';
 import { ERROR_RULES, STYLELINT_CONFIG, SYNTAX_ERROR_RULE, WARNING_RULES } from './rules.js';
 import { RULES, STRINGS } from './strings.js';
 
-const entry = CATALOGUE.find((t) => t.id === 27)!;
 const STYLELINT_VERSION: string = createRequire(import.meta.url)('stylelint/package.json').version;
 
 /** One stylelint message, as stored in json_check_data. */
@@ -43,11 +42,7 @@ async function lintSheet(code: string): Promise<LintMessage[]> {
 
 export default definePlugin({
   meta: {
-    id: 27,
-    names: entry.names,
-    descriptions: entry.descriptions,
-    active: true,
-    categories: ['webstandard'],
+    ...catalogueMeta(27),
     requiredArtifacts: ['stylesheets'],
     timeoutMs: 60_000,
   },

@@ -15,12 +15,11 @@
  * Severity: html-validate's 2 (error) is an error finding, 1 (warn) a warning.
  */
 import { HtmlValidate, version as htmlValidateVersion, type Message } from 'html-validate';
-import { CATALOGUE } from '../../core/catalogue.js';
+import { catalogueMeta } from '../../core/catalogue.js';
 import { definePlugin, NOT_RATED, type Finding, type Severity } from '../../core/plugin-api.js';
 import { issueRatings } from '../../core/rating.js';
 import { RULES, STRINGS } from './strings.js';
 
-const entry = CATALOGUE.find((t) => t.id === 28)!;
 
 export const PRESET = 'html-validate:standard';
 /** json_check_data keeps at most this many messages (the counts stay complete). */
@@ -34,11 +33,7 @@ function severityOf(level: number): Severity {
 
 export default definePlugin({
   meta: {
-    id: 28,
-    names: entry.names,
-    descriptions: entry.descriptions,
-    active: true,
-    categories: ['webstandard'],
+    ...catalogueMeta(28),
     requiredArtifacts: ['mainDocument'],
   },
   async run(artifacts) {

@@ -32,7 +32,7 @@
  * An HTTP page: its own origin is probed for a redirect and port 443 for TLS; when TLS answers,
  * HSTS is judged on https://host/.
  */
-import { CATALOGUE } from '../../core/catalogue.js';
+import { catalogueMeta } from '../../core/catalogue.js';
 import { definePlugin, type Finding } from '../../core/plugin-api.js';
 import { issueRatings } from '../../core/rating.js';
 import { check, observatoryScore, type Check, type Modifier } from './check.js';
@@ -42,7 +42,6 @@ import {
 import { judgeCsp, metaCsp } from './csp.js';
 import { STRINGS } from './strings.js';
 
-const entry = CATALOGUE.find((t) => t.id === 21)!;
 
 /** Response headers kept in json_check_data. */
 const SEEN_HEADERS = [
@@ -52,11 +51,7 @@ const SEEN_HEADERS = [
 
 export default definePlugin({
   meta: {
-    id: 21,
-    names: entry.names,
-    descriptions: entry.descriptions,
-    active: true,
-    categories: ['infosec', 'webstandard'],
+    ...catalogueMeta(21),
     requiredArtifacts: ['mainDocument', 'network'],
   },
   async run(artifacts, { probes }) {

@@ -9,12 +9,11 @@
  * A short text (fewer than 200 words) is still rated, with a warning line in the summary;
  * a page without words is NOT_RATED.
  */
-import { CATALOGUE } from '../../core/catalogue.js';
+import { catalogueMeta } from '../../core/catalogue.js';
 import { lix, SHORT_TEXT_WORDS, type LixBand } from '../../core/lix.js';
 import { definePlugin, NOT_RATED } from '../../core/plugin-api.js';
 import { STRINGS } from './strings.js';
 
-const entry = CATALOGUE.find((t) => t.id === 100)!;
 
 /** The rating of each LIX band. */
 export const LIX_RATING: Record<LixBand, number> = {
@@ -27,11 +26,7 @@ export const LIX_RATING: Record<LixBand, number> = {
 
 export default definePlugin({
   meta: {
-    id: 100,
-    names: entry.names,
-    descriptions: entry.descriptions,
-    active: true,
-    categories: [],
+    ...catalogueMeta(100),
     requiredArtifacts: ['mainText'],
   },
   run(artifacts) {

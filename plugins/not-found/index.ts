@@ -8,13 +8,12 @@
  * json_check_data: `status` is the first answer (before redirects), `final_status` the last.
  */
 import { randomBytes } from 'node:crypto';
-import { CATALOGUE } from '../../core/catalogue.js';
+import { catalogueMeta } from '../../core/catalogue.js';
 import { definePlugin, NOT_RATED, type Finding, type Severity, type ReportText } from '../../core/plugin-api.js';
 import { issueRatings } from '../../core/rating.js';
 import { primaryLang, readPage } from './page.js';
 import { STRINGS } from './strings.js';
 
-const entry = CATALOGUE.find((t) => t.id === 2)!;
 
 /** Visible characters a helpful not-found page has at least. */
 export const MIN_TEXT = 150;
@@ -36,11 +35,7 @@ function sameUrl(a: string, b: string): boolean {
 
 export default definePlugin({
   meta: {
-    id: 2,
-    names: entry.names,
-    descriptions: entry.descriptions,
-    active: true,
-    categories: ['webstandard'],
+    ...catalogueMeta(2),
     requiredArtifacts: ['finalUrl', 'htmlLang'],
   },
   async run(artifacts, { probes }) {

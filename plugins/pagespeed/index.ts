@@ -4,12 +4,11 @@
  * a11y; best practice and SEO count toward the overall rating (the mean of the four).
  * One report line per failing audit (score < 0.9), severity by Lighthouse's score.
  */
-import { CATALOGUE } from '../../core/catalogue.js';
+import { catalogueMeta } from '../../core/catalogue.js';
 import { definePlugin, NOT_RATED, type Finding, type ReportText } from '../../core/plugin-api.js';
 import { lighthouseRating, lighthouseSeverity, meanRating } from '../../core/rating.js';
 import { STRINGS } from './strings.js';
 
-const entry = CATALOGUE.find((t) => t.id === 30)!;
 
 /** Lab metrics kept in json_check_data, by Lighthouse audit id. */
 const METRICS: Record<string, string> = {
@@ -25,11 +24,7 @@ const REPORTED_IN = { performance: 'pagespeed', accessibility: 'a11y' } as const
 
 export default definePlugin({
   meta: {
-    id: 30,
-    names: entry.names,
-    descriptions: entry.descriptions,
-    active: true,
-    categories: ['a11y', 'pagespeed'],
+    ...catalogueMeta(30),
     requiredArtifacts: ['lighthouse'],
   },
   run(artifacts) {

@@ -4,7 +4,7 @@
  * a guarded, memoised request beside the page load; the page itself is not loaded again.
  * security.txt findings rate infosec, the rest webstandard.
  */
-import { CATALOGUE } from '../../core/catalogue.js';
+import { catalogueMeta } from '../../core/catalogue.js';
 import { definePlugin } from '../../core/plugin-api.js';
 import { issueRatings } from '../../core/rating.js';
 import { checkFeeds } from './feeds.js';
@@ -13,15 +13,10 @@ import { checkSecurityTxt } from './security-txt.js';
 import { checkSitemaps } from './sitemaps.js';
 import { STRINGS } from './strings.js';
 
-const entry = CATALOGUE.find((t) => t.id === 9)!;
 
 export default definePlugin({
   meta: {
-    id: 9,
-    names: entry.names,
-    descriptions: entry.descriptions,
-    active: true,
-    categories: ['webstandard', 'infosec'],
+    ...catalogueMeta(9),
     requiredArtifacts: ['finalUrl', 'mainDocument'],
     timeoutMs: 60_000,
   },

@@ -20,7 +20,7 @@
  * lines, so a site is judged on what it tries to set, not on this browser's settings.
  */
 import { detectAnalytics } from '../../core/analytics.js';
-import { CATALOGUE } from '../../core/catalogue.js';
+import { catalogueMeta } from '../../core/catalogue.js';
 import { cookieHost, sameSite } from '../../core/gather/site.js';
 import { definePlugin, type CookieRecord, type Finding } from '../../core/plugin-api.js';
 import { issueRatings, round } from '../../core/rating.js';
@@ -28,7 +28,6 @@ import { analyticsToolOf } from './analytics-cookies.js';
 import { cookieKey, declaredCookies } from './set-cookie.js';
 import { STRINGS } from './strings.js';
 
-const entry = CATALOGUE.find((t) => t.id === 23)!;
 const DAY_S = 86_400;
 const MAX_LIFETIME_DAYS = 365;
 
@@ -70,11 +69,7 @@ export function thirdPartyHosts(urls: readonly string[], pageHost: string): { ho
 
 export default definePlugin({
   meta: {
-    id: 23,
-    names: entry.names,
-    descriptions: entry.descriptions,
-    active: true,
-    categories: ['infosec'],
+    ...catalogueMeta(23),
     requiredArtifacts: ['network', 'cookies', 'mainDocument', 'scripts'],
   },
   run(artifacts) {
