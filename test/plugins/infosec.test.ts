@@ -380,6 +380,6 @@ t.test('type 23 on a page with third-party requests and cookies', async (t) => {
     // Chromium refuses third-party cookies; the site's Set-Cookie still counts.
     { name: '_fbp', domain: 'localhost', first_party: false, secure: true, http_only: false, same_site: 'None', session: false, lifetime_days: 90, browser_lifetime_days: null, stored: false, analytics_tool: 'Meta Pixel' },
   ].sort(byName));
-  t.match(outcome.reports.en.sec, /- The page makes 3 requests to 1 third-party host \(localhost\); each request hands over the visitor's IP address and the page visited\. \(3\)/);
+  t.match(outcome.reports.en.sec, /- The page makes 3 requests to 1 third-party host \(localhost\); each request hands over the visitor's IP address and the page visited\.$/m);
   t.equal(outcome.reports.sv.overall.split('\n')[0], 'Spårning och integritet: 3 anrop till 1 tredjepartsvärd; 4 kakor (1 från tredje part, 3 för webbanalys).');
 });
