@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { ApiDeps } from './context.js';
 import errors from './plugins/errors.js';
 import auth from './plugins/auth.js';
+import cache from './plugins/cache.js';
 import openapi from './plugins/openapi.js';
 import openData from './routes/open-data.js';
 import testTypes from './routes/test-types.js';
@@ -34,6 +35,7 @@ export async function buildApp(deps: ApiDeps, options: { logger?: boolean | obje
     }
   });
   await app.register(errors);
+  await app.register(cache);
   await app.register(auth);
   await app.register(openapi);
   await app.register(meta);

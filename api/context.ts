@@ -10,6 +10,11 @@ export interface ApiDeps {
   config: Config;
   registry: PluginRegistry;
   version: string;
+  /**
+   * Connection string of the caches' LISTEN connection (api/plugins/cache.ts); default
+   * config.databaseUrl. Without either the caches stay off.
+   */
+  databaseUrl?: string | null;
 }
 
 declare module 'fastify' {

@@ -8,7 +8,8 @@
  * The database is an embedded PostgreSQL in a temporary folder (or a fresh database on the server
  * of DATABASE_URL, dropped afterwards), seeded with set-based SQL and its summaries filled the way
  * core/store/runs.ts keeps them. The load comes from a worker thread (its own event loop) over
- * keep-alive connections to loopback, bounded in time and in count.
+ * keep-alive connections to loopback, bounded in time and in count. The API's caches are measured
+ * warm (hits); one diagnostic row runs the same app with its caches off (every request a miss).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -300,29 +301,38 @@ export async function benchApi(options: BenchApiOptions = {}): Promise<string> {
     stops.push(() => db.destroy());
     const config = loadConfig({ NODE_ENV: 'production' }, { databaseUrl: url, publicUrl: 'http://bench.example', rateLimitPerMinute: 1_000_000_000, demo: false });
     const app = await buildApp({ db, config, registry: new PluginRegistry(BUILTIN_PLUGINS), version: 'bench' });
-    // Diagnostic (no goal): the real app's key check alone, one database round trip, and a constant.
+    // Diagnostic (no goal): the real app's key check alone (the key cache after the first request), and a constant.
     app.get('/bench/key-only', async (request) => {
       await request.requireKey();
       return { api_version: '0.1', ok: true };
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
     stops.push(() => app.close());
+    // The caches (api/plugins/cache.ts) are measured warm: they must be listening, else they are off.
+    if (!app.resultsCache.live) throw new Error('the API caches are not live (no LISTEN connection)');
+    // Diagnostic (no goal): the same app with its caches off (no LISTEN connection), i.e. the cost of
+    // every cache miss: the key and the data from the database, serialised per request.
+    const uncached = await buildApp({ db, config: { ...config, databaseUrl: null }, registry: new PluginRegistry(BUILTIN_PLUGINS), version: 'bench', databaseUrl: null });
+    await uncached.listen({ host: '127.0.0.1', port: 0 });
+    stops.push(() => uncached.close());
     const bare: FastifyInstance = Fastify({ logger: false });
     bare.get('/bare', async () => ({ api_version: '0.1', ok: true }));
     await bare.listen({ host: '127.0.0.1', port: 0 });
     stops.push(() => bare.close());
     const apiPort = (app.server.address() as { port: number }).port;
     const barePort = (bare.server.address() as { port: number }).port;
+    const uncachedPort = (uncached.server.address() as { port: number }).port;
 
     // Site ids spread over every site, the same sequence for both per-site endpoints.
     const ids = Array.from({ length: 2000 }, (_, i) => 1 + ((i * 7919) % counts.sites));
     const headers = { 'api-key': key };
     const endpoints = [
       { name: 'GET /bare (constant, bare Fastify)', port: barePort, paths: ['/bare'], headers: {} },
-      { name: 'diagnostic: key check only (1 query)', port: apiPort, paths: ['/bench/key-only'], headers },
+      { name: 'diagnostic: key check only (cached key)', port: apiPort, paths: ['/bench/key-only'], headers },
       { name: 'GET /stats/{siteId}', port: apiPort, paths: ids.map((id) => `/stats/${id}`), headers },
       { name: 'GET /stats_per_month/{siteId}', port: apiPort, paths: ids.map((id) => `/stats_per_month/${id}`), headers },
       { name: 'GET /categories/', port: apiPort, paths: ['/categories/'], headers },
+      { name: 'diagnostic: GET /stats/{siteId}, caches off', port: uncachedPort, paths: ids.map((id) => `/stats/${id}`), headers },
       // The bare route again: the machine's load may drift; the reference is the mean of both.
       { name: 'GET /bare, again', port: barePort, paths: ['/bare'], headers: {} },
     ];
@@ -384,6 +394,7 @@ function report(
     `Scale: ${fmt(counts.sites)} sites in ${o.categories} categories; a public run every month for ${o.months} months for every site, and every day for ${o.historyDays} days for ${o.historySites} of them (${o.privateRuns} private runs each), ${BENCH_TEST_TYPES.length} test types per run (${BENCH_TEST_TYPES.join(', ')}).`,
     `Rows: ${fmt(counts.runs)} test_runs, ${fmt(counts.results)} test_results, ${fmt(counts.latest)} latest_results, ${fmt(counts.monthly)} monthly_scores. Seeded with set-based SQL in ${seedSeconds.toFixed(1)} s.`,
     `Load: ${o.connections} keep-alive connections from a worker thread, ${o.warmupMs / 1000} s warm-up + ${o.durationMs / 1000} s per endpoint, loopback; admin key; per-site paths cycle over 2,000 site ids; rate limit on (ceiling not reached). ${os.cpus().length} cores, one process for both servers.`,
+    'Caches (api/plugins/cache.ts) live and warm: the warm-up fills them (2,000 answers per per-site route), nothing is invalidated while measuring, so the goal rows are cache hits; the "caches off" row is the cost of a miss.',
     '',
     line(head),
     line(widths.map((w) => '-'.repeat(w))),

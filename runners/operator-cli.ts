@@ -18,6 +18,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../core/config.js';
 import type { Db } from '../core/db/database.js';
 import { createKey, listKeys, revokeKey, type KeyKind } from '../core/store/keys.js';
+import { publishCacheEvent } from '../core/store/notify.js';
 import { refreshCategoryScores } from '../core/store/runs.js';
 import { createSite } from '../core/store/sites.js';
 import { openDatabase } from './service.js';
@@ -192,7 +193,11 @@ async function sites(ctx: Ctx, sub: string | undefined, args: string[]): Promise
       if (cats.length) await trx.insertInto('site_categories').values(cats.map((category_id) => ({ site_id: siteId, category_id }))).execute();
       return siteId;
     });
-    if (cats.length) await refreshCategoryScores(db, id);
+    if (cats.length) {
+      await refreshCategoryScores(db, id);
+      // After the change is committed: the API processes drop their cached /categories/.
+      await publishCacheEvent(db, { categories: true });
+    }
     const [row] = await siteRows(db, [id]);
     return print(ctx, siteJson(row), `site ${id} added\n${siteTable([row])}`);
   }
@@ -236,7 +241,10 @@ async function sites(ctx: Ctx, sub: string | undefined, args: string[]): Promise
     });
     if (!found) throw new UsageError(`no site ${id} (see webperf sites list)`);
     // The site may have left categories: recompute every category's averages.
-    if (cats !== null) await refreshCategoryScores(db, null);
+    if (cats !== null) {
+      await refreshCategoryScores(db, null);
+      await publishCacheEvent(db, { categories: true });
+    }
     const [row] = await siteRows(db, [id]);
     return print(ctx, siteJson(row), `site ${id} changed\n${siteTable([row])}`);
   }
@@ -288,6 +296,7 @@ async function categories(ctx: Ctx, sub: string | undefined, args: string[]): Pr
     const title = nonEmpty(positionals[0], 'TITLE');
     const row = await db.insertInto('categories').values({ title }).onConflict((oc) => oc.column('title').doNothing()).returning('id').executeTakeFirst();
     if (!row) throw new UsageError(`category "${title}" exists already`);
+    await publishCacheEvent(db, { categories: true });
     return print(ctx, { id: row.id, title }, `category ${row.id} added: ${title}\n`);
   }
   throw new UsageError(`unknown subcommand "${sub ?? ''}"\n${USAGE.categories}`);

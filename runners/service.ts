@@ -113,7 +113,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     let app: FastifyInstance | null = null;
     let apiUrl: string | null = null;
     if (options.api) {
-      app = await buildApp({ db: database.db, config, registry, version: VERSION }, { logger: config.env !== 'test' });
+      app = await buildApp({ db: database.db, config, registry, version: VERSION, databaseUrl: database.url }, { logger: config.env !== 'test' });
       await app.listen({ host: config.host, port: config.port });
       apiUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${(app.server.address() as { port: number }).port}`;
       stops.push(() => app!.close());

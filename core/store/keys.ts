@@ -6,6 +6,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/database.js';
+import { notifyCache, withCacheEvents } from './notify.js';
 
 export type KeyKind = 'standard' | 'agency' | 'admin';
 
@@ -22,6 +23,11 @@ const KEY_RE = /^wpk_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 
 function sha256(text: string): Buffer {
   return createHash('sha256').update(text).digest();
+}
+
+/** The SHA-256 of a presented key, hex: what an in-process cache of resolved keys is keyed by. */
+export function keyDigest(presented: string): string {
+  return createHash('sha256').update(presented).digest('hex');
 }
 
 /** Creates a key and returns it: the only time the full key is ever seen. */
@@ -66,10 +72,15 @@ export function canReach(key: ResolvedKey, siteId: number): boolean {
   return key.siteIds === null || key.siteIds.includes(siteId);
 }
 
+/** Revokes a key; the API processes drop it from their caches when this commits. */
 export async function revokeKey(db: Db, prefixOrId: string | number): Promise<boolean> {
-  const q = db.updateTable('api_keys').set({ revoked_at: new Date() }).where('revoked_at', 'is', null);
-  const res = await (typeof prefixOrId === 'number' ? q.where('id', '=', prefixOrId) : q.where('prefix', '=', prefixOrId)).executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
+  return withCacheEvents(db, async (trx) => {
+    const q = trx.updateTable('api_keys').set({ revoked_at: new Date() }).where('revoked_at', 'is', null);
+    const row = await (typeof prefixOrId === 'number' ? q.where('id', '=', prefixOrId) : q.where('prefix', '=', prefixOrId)).returning('id').executeTakeFirst();
+    if (!row) return false;
+    await notifyCache(trx, { key: row.id });
+    return true;
+  });
 }
 
 export async function listKeys(db: Db) {
@@ -78,11 +89,24 @@ export async function listKeys(db: Db) {
   return keys.map((k) => ({ ...k, site_ids: links.filter((l) => l.key_id === k.id).map((l) => l.site_id) }));
 }
 
+/** Links sites to a key; the API processes drop the key from their caches when this commits. */
 export async function addKeySites(db: Db, keyId: number, siteIds: number[]): Promise<void> {
   if (!siteIds.length) return;
-  await db
-    .insertInto('key_sites')
-    .values(siteIds.map((site_id) => ({ key_id: keyId, site_id })))
-    .onConflict((oc) => oc.doNothing())
-    .execute();
+  await withCacheEvents(db, async (trx) => {
+    await trx
+      .insertInto('key_sites')
+      .values(siteIds.map((site_id) => ({ key_id: keyId, site_id })))
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    await notifyCache(trx, { key: keyId });
+  });
+}
+
+/** Unlinks sites from a key; the API processes drop the key from their caches when this commits. */
+export async function removeKeySites(db: Db, keyId: number, siteIds: number[]): Promise<void> {
+  if (!siteIds.length) return;
+  await withCacheEvents(db, async (trx) => {
+    await trx.deleteFrom('key_sites').where('key_id', '=', keyId).where('site_id', 'in', siteIds).execute();
+    await notifyCache(trx, { key: keyId });
+  });
 }

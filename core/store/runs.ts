@@ -9,6 +9,7 @@ import type { DB } from '../db/schema.js';
 import { NOT_RATED, type Category } from '../plugin-api.js';
 import type { TestOutcome } from '../pipeline.js';
 import { addJob } from './jobs.js';
+import { notifyCache, withCacheEvents } from './notify.js';
 
 export interface NewRun {
   siteId: number;
@@ -70,7 +71,7 @@ const rated = (r: number | undefined | null) => (typeof r === 'number' && r !== 
 
 /** Writes every outcome of a run, and the summaries, in one transaction. Returns the result ids. */
 export async function saveRunResults(db: Db, runId: number, outcomes: readonly TestOutcome[], testDate = new Date()): Promise<number[]> {
-  return db.transaction().execute(async (trx) => {
+  return withCacheEvents(db, async (trx) => {
     const run = await trx.selectFrom('test_runs').selectAll().where('id', '=', runId).forUpdate().executeTakeFirstOrThrow();
     const ids: number[] = [];
     for (const o of outcomes) {
@@ -128,6 +129,8 @@ export async function saveRunResults(db: Db, runId: number, outcomes: readonly T
     if (!run.private) {
       await refreshSiteScores(trx, run.site_id);
       await refreshCategoryScores(trx, run.site_id);
+      // The API's cached /stats, /stats_per_month and /categories/ answers go on commit.
+      await notifyCache(trx, { site: run.site_id, categories: true });
     }
     return ids;
   });

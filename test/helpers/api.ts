@@ -18,7 +18,7 @@ export async function buildTestApi(t: { teardown(fn: () => unknown): void }, ove
   const testDb = await createTestDb(t);
   const config = loadConfig({ NODE_ENV: 'test' }, { publicUrl: 'http://webperf.test', databaseUrl: testDb.url, ...overrides });
   const registry = new PluginRegistry(BUILTIN_PLUGINS);
-  const app = await buildApp({ db: testDb.db, config, registry, version: '1.0.0' });
+  const app = await buildApp({ db: testDb.db, config, registry, version: '1.0.0', databaseUrl: testDb.url });
   await app.ready();
   t.teardown(() => app.close());
   return { ...testDb, app, config, registry };

@@ -3,7 +3,8 @@
  * in core/store/results-read.ts; decisions taken where the spec says "not shown" are stated in
  * each route's description (they reach the OpenAPI document).
  */
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { createHash } from 'node:crypto';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { WebperfError } from '../../../core/errors.js';
 import { round } from '../../../core/rating.js';
 import type { ReportLang } from '../../../core/i18n/langs.js';
@@ -19,6 +20,7 @@ import {
   type ResultRow,
 } from '../../../core/store/results-read.js';
 import { errorResponses, siteUri, sqlDateTime } from '../../envelope.js';
+import type { CachedResponse } from '../../plugins/cache.js';
 import { requestReportLang, siteIdHeader } from '../../request-helpers.js';
 import { RATE_LIMIT_HEADERS, rateLimitNote } from '../../plugins/rate-limit.js';
 import type { PremiumOptions } from './options.js';
@@ -35,6 +37,11 @@ const ACCESS = [
 ].join(' ');
 
 const LANG_DESCRIPTION = 'Language of the readable reports (check_report*): `lang` query parameter (sv, en, da, no, fi, is; anything else 400), else the first supported Accept-Language, else sv. Reports are written in sv and en; da, no, fi and is get en.';
+
+const ETAG_NOTE = 'Answers carry a strong `ETag` (and `Cache-Control: private, no-cache`); a request whose `If-None-Match` names the current ETag gets 304 Not Modified without a body, after the same key and access checks.';
+
+/** The 304 answer of the routes with an ETag. */
+const NOT_MODIFIED = { type: 'null', description: 'Not Modified: the If-None-Match ETag is current (no body)' } as const;
 
 const SITE_ID_PARAM = { type: 'integer', minimum: 1, maximum: 2147483647, description: 'The website id' } as const;
 const TEST_ID_PARAM = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'The private test id (from /test_once/ or the private test list)' } as const;
@@ -105,6 +112,20 @@ export function parseUrlsFilter(raw: string | undefined): string[] | null {
   return urls;
 }
 
+/** A strong ETag of a serialised body: computed once per cached entry. */
+function etagOf(body: string): string {
+  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+}
+
+/** If-None-Match (a list, weak or strong, or *) names the entity tag. */
+function matchesEtag(header: string | string[] | undefined, etag: string): boolean {
+  if (typeof header !== 'string' || header === '') return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag || t === `W/${etag}`;
+  });
+}
+
 /** The optional site-id header of the private routes must agree with the path. */
 function checkSiteIdHeader(request: FastifyRequest, siteId: number): void {
   const raw = request.headers['site-id'];
@@ -127,6 +148,34 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
     ...s,
     description: limitNote ? `${s.description}\n\n${limitNote}` : s.description,
   });
+  /**
+   * Answers with the serialised payload of `cacheKey` from the response cache (api/plugins/cache.ts),
+   * built and serialised by the route's response schema on a miss. The cache holds data, never
+   * decisions: the caller has checked the key's access before. A payload that is not `cacheable`
+   * (its timestamp is the time of the request) is answered but not kept; errors (404) neither.
+   * Every answer carries a strong ETag; a matching If-None-Match gets 304 without a body.
+   */
+  const cachedReply = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    cacheKey: string,
+    tags: string[],
+    build: () => Promise<{ payload: unknown; cacheable: boolean }>,
+  ): Promise<FastifyReply> => {
+    const cache = app.resultsCache.responses;
+    let entry: CachedResponse | undefined = cache.get(cacheKey);
+    if (entry === undefined) {
+      const token = cache.token();
+      const { payload, cacheable } = await build();
+      // The route's response schema serialises it (the allow-list), once per cached entry.
+      const body = String(reply.serialize(payload));
+      entry = { body, etag: etagOf(body) };
+      if (cacheable) cache.set(cacheKey, entry, { tags, token });
+    }
+    reply.header('etag', entry.etag).header('cache-control', 'private, no-cache');
+    if (matchesEtag(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
+    return reply.type('application/json; charset=utf-8').send(entry.body);
+  };
   /** 404 for a site that does not exist (only an admin key gets this far with one). */
   const found = <T>(value: T | null, siteId: number): T => {
     if (value === null) throw new WebperfError('SITE_NOT_FOUND', `The website ${siteId} does not exist`);
@@ -182,6 +231,7 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
         'rating -1 means not rated. json_check_data is a string holding JSON, as specified.',
         LANG_DESCRIPTION,
         ACCESS,
+        ETAG_NOTE,
       ].join('\n\n'),
       params: { type: 'object', properties: { siteId: SITE_ID_PARAM }, required: ['siteId'] },
       querystring: { type: 'object', properties: { lang: LANG_QUERY } },
@@ -192,21 +242,28 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
           properties: { ...ENVELOPE_PROPS, data: { type: 'array', items: TEST_RESULT_SCHEMA } },
           required: ['api_version', 'uri', 'result_count', 'timestamp', 'data'],
         },
+        304: NOT_MODIFIED,
         ...errorResponses(400, 401, 403, 404, 429),
       },
     }),
-  }, async (request) => {
+  }, async (request, reply) => {
     const { siteId } = request.params;
     await request.requireSite(siteId);
     const lang = requestReportLang(request);
-    const rows = found(await readLatestResults(app.deps.db, siteId, lang), siteId);
-    return {
-      api_version: version,
-      uri: siteUri(base(request), siteId),
-      result_count: rows.length,
-      timestamp: latestIso(rows.map((r) => r.testDate), new Date()),
-      data: rows.map(toTestResult),
-    };
+    const b = base(request);
+    return cachedReply(request, reply, `stats\0${version}\0${b}\0${siteId}\0${lang}`, [`site:${siteId}`], async () => {
+      const rows = found(await readLatestResults(app.deps.db, siteId, lang), siteId);
+      return {
+        payload: {
+          api_version: version,
+          uri: siteUri(b, siteId),
+          result_count: rows.length,
+          timestamp: latestIso(rows.map((r) => r.testDate), new Date()),
+          data: rows.map(toTestResult),
+        },
+        cacheable: rows.length > 0,
+      };
+    });
   });
 
   app.get<{ Params: { siteId: number } }>('/stats_per_month/:siteId', {
@@ -217,6 +274,7 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
         'Decided: score is the mean of the month\'s ratings of that score type (public tests only, not-rated results left out), rounded to 2 decimal places (half away from zero). data_id identifies the stored calculation and stays the same while the month is updated.',
         'timestamp is when the latest of these scores was last updated, or the time of the request when there is none.',
         ACCESS,
+        ETAG_NOTE,
       ].join('\n\n'),
       params: { type: 'object', properties: { siteId: SITE_ID_PARAM }, required: ['siteId'] },
       response: {
@@ -241,20 +299,27 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
           },
           required: ['api_version', 'uri', 'result_count', 'timestamp', 'data'],
         },
+        304: NOT_MODIFIED,
         ...errorResponses(400, 401, 403, 404, 429),
       },
     }),
-  }, async (request) => {
+  }, async (request, reply) => {
     const { siteId } = request.params;
     await request.requireSite(siteId);
-    const { rows, updatedAt } = found(await readMonthlyScores(app.deps.db, siteId), siteId);
-    return {
-      api_version: version,
-      uri: siteUri(base(request), siteId),
-      result_count: rows.length,
-      timestamp: updatedAt ?? new Date().toISOString(),
-      data: rows.map((r) => ({ data_id: r.dataId, score: r.score, timeperiod: r.timeperiod, type_of_score: r.typeOfScore })),
-    };
+    const b = base(request);
+    return cachedReply(request, reply, `stats_per_month\0${version}\0${b}\0${siteId}`, [`site:${siteId}`], async () => {
+      const { rows, updatedAt } = found(await readMonthlyScores(app.deps.db, siteId), siteId);
+      return {
+        payload: {
+          api_version: version,
+          uri: siteUri(b, siteId),
+          result_count: rows.length,
+          timestamp: updatedAt ?? new Date().toISOString(),
+          data: rows.map((r) => ({ data_id: r.dataId, score: r.score, timeperiod: r.timeperiod, type_of_score: r.typeOfScore })),
+        },
+        cacheable: updatedAt !== null,
+      };
+    });
   });
 
   /** Key (401), then the optional site-id header (400), then access (403). */
@@ -375,6 +440,7 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
         'Decided: any valid key may read every category (they are averages over many websites); no key or an invalid key: 401.',
         'rating_a11y, rating_infosec, rating_pagespeed and rating_webstandard are rounded to 2 decimal places, rating_overall to 5 (as the scores of /item/{id}); null while no website of the category is rated in it.',
         'timestamp is when the category averages last changed, or the time of the request when none is stored.',
+        ETAG_NOTE,
       ].join('\n\n'),
       response: {
         200: {
@@ -402,26 +468,32 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
           },
           required: ['api_version', 'timestamp', 'categories'],
         },
+        304: NOT_MODIFIED,
         ...errorResponses(401, 429),
       },
     }),
-  }, async (request) => {
+  }, async (request, reply) => {
     await request.requireKey();
-    const rows = await readCategoryScores(app.deps.db);
-    const updated = rows.map((r) => r.updatedAt).filter((d): d is Date => d !== null);
-    return {
-      api_version: version,
-      timestamp: latest(updated, new Date()).toISOString(),
-      categories: rows.map((r) => ({
-        cat_id: r.id,
-        title: r.title,
-        rating_a11y: nullableRound(r.a11y, 2),
-        rating_infosec: nullableRound(r.infosec, 2),
-        rating_pagespeed: nullableRound(r.pagespeed, 2),
-        rating_webstandard: nullableRound(r.webstandard, 2),
-        rating_overall: nullableRound(r.overall, 5),
-      })),
-    };
+    return cachedReply(request, reply, `categories\0${version}`, ['categories'], async () => {
+      const rows = await readCategoryScores(app.deps.db);
+      const updated = rows.map((r) => r.updatedAt).filter((d): d is Date => d !== null);
+      return {
+        payload: {
+          api_version: version,
+          timestamp: latest(updated, new Date()).toISOString(),
+          categories: rows.map((r) => ({
+            cat_id: r.id,
+            title: r.title,
+            rating_a11y: nullableRound(r.a11y, 2),
+            rating_infosec: nullableRound(r.infosec, 2),
+            rating_pagespeed: nullableRound(r.pagespeed, 2),
+            rating_webstandard: nullableRound(r.webstandard, 2),
+            rating_overall: nullableRound(r.overall, 5),
+          })),
+        },
+        cacheable: updated.length > 0,
+      };
+    });
   });
 
   app.get('/quota/', {

@@ -1,0 +1,209 @@
+/**
+ * The API's in-process caches (`app.resultsCache`) and their invalidation feed.
+ *
+ * - `keys`: resolved api keys, by the SHA-256 of the presented key (never the key itself), tagged
+ *   `key:<id>`. Only keys that resolve are kept: an unknown key is looked up every time, so random
+ *   keys can neither be served from here nor push good entries out.
+ * - `responses`: serialised answers of /stats/{siteId}, /stats_per_month/{siteId} (tag
+ *   `site:<id>`) and /categories/ (tag `categories`) with their ETags. They hold data only:
+ *   every request is still authorised against its (cached) key.
+ *
+ * Invalidation: writers send `pg_notify('webperf_cache', …)` in their transaction
+ * (core/store/notify.ts); a dedicated connection LISTENs and drops the entries named as each
+ * notification arrives, and writes made through this process's own Db are applied at their
+ * commit without waiting for the round trip. While that connection is down (and until it first
+ * listens) both caches are empty and store nothing, so a missed notification is never served;
+ * it reconnects with backoff. Entries also expire after a TTL, a safety net for writes that
+ * bypass the store functions.
+ */
+import { EventEmitter } from 'node:events';
+import fp from 'fastify-plugin';
+import type { FastifyBaseLogger } from 'fastify';
+import pg from 'pg';
+import { LruCache } from '../../core/cache.js';
+import type { ResolvedKey } from '../../core/store/keys.js';
+import { CACHE_CHANNEL, onLocalCacheEvent, parseCacheEvent, type CacheEvent } from '../../core/store/notify.js';
+
+/** A serialised answer and its entity tag. */
+export interface CachedResponse {
+  body: string;
+  etag: string;
+}
+
+/** Sizes and lifetimes of the caches. */
+export interface CacheOptions {
+  keyEntries?: number;
+  responseEntries?: number;
+  /** Most characters of cached bodies held in total. */
+  responseChars?: number;
+  ttlMs?: number;
+  /** Checks the LISTEN connection this often; a dead one is replaced. */
+  heartbeatMs?: number;
+}
+
+/** application_name of the LISTEN sessions, to find them in pg_stat_activity. */
+export const CACHE_LISTENER_NAME = 'webperf-cache-listener';
+
+const DEFAULTS: Required<CacheOptions> = {
+  keyEntries: 10_000,
+  responseEntries: 20_000,
+  responseChars: 64 * 1024 * 1024,
+  ttlMs: 60_000,
+  heartbeatMs: 10_000,
+};
+
+/** The API's caches; suspended (empty, storing nothing) while their invalidation feed is down. */
+export class ResultsCache {
+  readonly keys: LruCache<ResolvedKey>;
+  readonly responses: LruCache<CachedResponse>;
+  /** 'event' (CacheEvent, or null for "drop everything") once applied; 'live' (boolean). */
+  readonly events = new EventEmitter();
+
+  constructor(options: CacheOptions = {}) {
+    const o = { ...DEFAULTS, ...options };
+    this.keys = new LruCache({ max: o.keyEntries, ttlMs: o.ttlMs });
+    this.responses = new LruCache({ max: o.responseEntries, ttlMs: o.ttlMs, maxWeight: o.responseChars, weigh: (r) => r.body.length });
+    this.setLive(false);
+  }
+
+  /** True while invalidations are being received, so that the caches are in use. */
+  get live(): boolean {
+    return this.keys.active;
+  }
+
+  setLive(live: boolean): void {
+    for (const cache of [this.keys, this.responses]) {
+      if (live) cache.resume();
+      else cache.suspend();
+    }
+    this.events.emit('live', live);
+  }
+
+  /** Drops what an event names; null (a message not understood) drops everything. */
+  apply(event: CacheEvent | null): void {
+    if (event === null) {
+      this.keys.clear();
+      this.responses.clear();
+    } else {
+      if (event.key !== undefined) this.keys.invalidateTag(`key:${event.key}`);
+      if (event.site !== undefined) this.responses.invalidateTag(`site:${event.site}`);
+      if (event.categories) this.responses.invalidateTag('categories');
+    }
+    this.events.emit('event', event);
+  }
+}
+
+/** The dedicated LISTEN connection: reconnects with backoff and keeps `cache.live` true only while it listens. */
+class CacheListener {
+  private client: pg.Client | null = null;
+  private stopped = false;
+  private failures = 0;
+  private retry: NodeJS.Timeout | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly connectionString: string,
+    private readonly cache: ResultsCache,
+    private readonly log: FastifyBaseLogger,
+    private readonly heartbeatMs: number,
+  ) {}
+
+  /** Connects and listens; on failure the caches stay off and it keeps trying in the background. */
+  async connect(): Promise<void> {
+    if (this.stopped) return;
+    const client = new pg.Client({
+      connectionString: this.connectionString,
+      application_name: CACHE_LISTENER_NAME,
+      keepAlive: true,
+      connectionTimeoutMillis: 5_000,
+      query_timeout: 5_000,
+    });
+    this.client = client;
+    let dropped = false;
+    const drop = (err?: unknown) => {
+      if (dropped) return;
+      dropped = true;
+      this.cache.setLive(false);
+      if (this.heartbeat) clearInterval(this.heartbeat);
+      this.heartbeat = null;
+      if (this.client === client) this.client = null;
+      client.end().catch(() => {});
+      if (this.stopped) return;
+      this.log.warn({ err }, 'cache invalidation feed lost: caches off until it is back');
+      this.scheduleRetry();
+    };
+    // Kept after a drop too: a late error on a dead client must not crash the process.
+    client.on('error', drop);
+    client.on('end', () => drop());
+    client.on('notification', (msg) => {
+      if (msg.channel === CACHE_CHANNEL) this.cache.apply(parseCacheEvent(msg.payload));
+    });
+    try {
+      await client.connect();
+      await client.query(`listen ${CACHE_CHANNEL}`);
+    } catch (err) {
+      drop(err);
+      return;
+    }
+    if (dropped) return;
+    if (this.stopped) {
+      drop();
+      return;
+    }
+    if (this.failures > 0) this.log.info('cache invalidation feed back: caches on');
+    this.failures = 0;
+    this.cache.setLive(true);
+    this.heartbeat = setInterval(() => {
+      client.query('select 1').catch(drop);
+    }, this.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  private scheduleRetry(): void {
+    const delay = Math.min(30_000, 200 * 2 ** Math.min(this.failures++, 10)) * (0.5 + Math.random() / 2);
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      void this.connect();
+    }, delay);
+    this.retry.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retry) clearTimeout(this.retry);
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.cache.setLive(false);
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => {});
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The API's caches of resolved keys and result answers (api/plugins/cache.ts). */
+    resultsCache: ResultsCache;
+  }
+}
+
+export default fp<CacheOptions>(
+  async (app, opts) => {
+    const o = { ...DEFAULTS, ...opts };
+    const cache = new ResultsCache(o);
+    app.decorate('resultsCache', cache);
+    const offLocal = onLocalCacheEvent(app.deps.db, (event) => cache.apply(event));
+    const url = app.deps.databaseUrl ?? app.deps.config.databaseUrl;
+    let listener: CacheListener | null = null;
+    if (url) {
+      listener = new CacheListener(url, cache, app.log, o.heartbeatMs);
+      await listener.connect();
+    } else {
+      app.log.warn('no database URL for the cache invalidation feed: caches off');
+    }
+    app.addHook('onClose', async () => {
+      offLocal();
+      await listener?.stop();
+    });
+  },
+  { name: 'webperf-cache' },
+);

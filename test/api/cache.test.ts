@@ -1,0 +1,259 @@
+/**
+ * The API's caches (api/plugins/cache.ts) over a real PostgreSQL: resolved keys and the answers
+ * of /stats/{siteId}, /stats_per_month/{siteId} and /categories/ are served from memory, and every
+ * change that matters reaches them at once: in the writing process at its commit, in another
+ * API instance (its own pool and LISTEN connection over the same database) as soon as PostgreSQL
+ * delivers the notification. A second instance stands for a second process: writes through the
+ * first instance's Db are echoed only to caches on that Db, so the second learns only by LISTEN.
+ */
+import t, { type Test } from 'tap';
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../api/app.js';
+import { CACHE_LISTENER_NAME } from '../../api/plugins/cache.js';
+import { createDb } from '../../core/db/database.js';
+import { addKeySites, createKey, keyDigest, removeKeySites, revokeKey } from '../../core/store/keys.js';
+import type { CacheEvent } from '../../core/store/notify.js';
+import { operatorCommand } from '../../runners/operator-cli.js';
+import { buildTestApi } from '../helpers/api.js';
+import { outcome, seedRun, seedSite } from '../helpers/seed.js';
+
+const api = await buildTestApi(t, { rateLimitPerMinute: 0 });
+const { app, db, url, config, registry } = api;
+
+const A = await seedSite(db, { title: 'Alfa kommun', url: 'https://alfa.example/', categories: ['Kommuner'] });
+const B = await seedSite(db, { title: 'Beta kommun', url: 'https://beta.example/', categories: ['Kommuner'] });
+const JAN = new Date('2025-01-15T10:00:00Z');
+await seedRun(db, A, { url: 'https://alfa.example/', outcomes: [outcome(30, 3, { a11y: 3, pagespeed: 3 }), outcome(21, 4, { webstandard: 4 })], testDate: JAN });
+await seedRun(db, B, { url: 'https://beta.example/', outcomes: [outcome(30, 2, { a11y: 2 })], testDate: JAN });
+
+/** A second API instance over the same database: its own pool, its own LISTEN connection. */
+const db2 = createDb(url, { max: 4 });
+const app2 = await buildApp({ db: db2, config, registry, version: '1.0.0', databaseUrl: url });
+await app2.ready();
+t.teardown(async () => {
+  await app2.close();
+  await db2.destroy();
+});
+
+const get = (instance: FastifyInstance, path: string, key: string | null, headers: Record<string, string> = {}) =>
+  instance.inject({ method: 'GET', url: path, headers: { ...headers, ...(key === null ? {} : { 'api-key': key }) } });
+
+/** Resolves when `instance` has applied an event matching `match` (subscribe before acting). */
+function applied(instance: FastifyInstance, match: (e: CacheEvent | null) => boolean, timeoutMs = 5_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const events = instance.resultsCache.events;
+    const timer = setTimeout(() => {
+      events.off('event', on);
+      reject(new Error('no cache event within the time limit'));
+    }, timeoutMs);
+    const on = (e: CacheEvent | null) => {
+      if (!match(e)) return;
+      clearTimeout(timer);
+      events.off('event', on);
+      resolve();
+    };
+    events.on('event', on);
+  });
+}
+
+/** Resolves when the instance's caches go live (true) or off (false). */
+function live(instance: FastifyInstance, value: boolean, timeoutMs = 10_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const events = instance.resultsCache.events;
+    const timer = setTimeout(() => {
+      events.off('live', on);
+      reject(new Error(`caches not ${value ? 'live' : 'off'} within the time limit`));
+    }, timeoutMs);
+    const on = (v: boolean) => {
+      if (v !== value) return;
+      clearTimeout(timer);
+      events.off('live', on);
+      resolve();
+    };
+    events.on('live', on);
+  });
+}
+
+const cachedKey = (instance: FastifyInstance, key: string) => instance.resultsCache.keys.get(keyDigest(key));
+
+async function status(t: Test, instance: FastifyInstance, path: string, key: string | null, expected: number, error: string | null, what: string) {
+  const res = await get(instance, path, key);
+  t.strictSame([res.statusCode, res.statusCode >= 400 ? res.json().error : null], [expected, error], what);
+}
+
+t.test('both instances listen, so their caches are live', async (t) => {
+  t.ok(app.resultsCache.live);
+  t.ok(app2.resultsCache.live);
+});
+
+t.test('a revoked key is refused on the very next request, in this process and in another', async (t) => {
+  const { key, prefix, id } = await createKey(db, { kind: 'standard', siteIds: [A], label: 'to revoke' });
+  for (const instance of [app, app2]) {
+    await status(t, instance, `/stats/${A}`, key, 200, null, 'works before');
+    t.ok(cachedKey(instance, key), 'and is cached (by the hash of the key)');
+  }
+  t.notOk(app.resultsCache.keys.get(key), 'never by the raw key');
+  const seen = applied(app2, (e) => e?.key === id);
+  t.ok(await revokeKey(db, prefix));
+  await status(t, app, `/stats/${A}`, key, 401, 'KEY_INVALID', 'this process: refused at once (applied at commit)');
+  await status(t, app, '/categories/', key, 401, 'KEY_INVALID', 'on every route');
+  await seen;
+  await status(t, app2, `/stats/${A}`, key, 401, 'KEY_INVALID', 'the other instance: refused on its next request after the notification');
+  await status(t, app2, `/stats_per_month/${A}`, key, 401, 'KEY_INVALID', 'on every route');
+});
+
+t.test('a key whose site access is removed gets 403 at once; access added works at once', async (t) => {
+  const { key, id } = await createKey(db, { kind: 'agency', siteIds: [A, B], label: 'portfolio' });
+  for (const instance of [app, app2]) {
+    await status(t, instance, `/stats/${B}`, key, 200, null, 'reaches B before');
+    await status(t, instance, `/stats_per_month/${B}`, key, 200, null, 'reaches B before');
+  }
+  let seen = applied(app2, (e) => e?.key === id);
+  await removeKeySites(db, id, [B]);
+  await status(t, app, `/stats/${B}`, key, 403, 'FORBIDDEN_SITE', 'this process: 403 at once, although /stats/B is cached');
+  await status(t, app, `/stats_per_month/${B}`, key, 403, 'FORBIDDEN_SITE', 'the cached answer is data, not a decision');
+  await status(t, app, `/stats/${A}`, key, 200, null, 'A still reached');
+  await seen;
+  await status(t, app2, `/stats/${B}`, key, 403, 'FORBIDDEN_SITE', 'the other instance: 403 after the notification');
+
+  seen = applied(app2, (e) => e?.key === id);
+  await addKeySites(db, id, [B]);
+  await status(t, app, `/stats/${B}`, key, 200, null, 'linked again: reached at once');
+  await seen;
+  await status(t, app2, `/stats/${B}`, key, 200, null, 'and in the other instance');
+});
+
+t.test('the operator command line (another Db, as from another process) reaches the caches', async (t) => {
+  const { key, prefix, id } = await createKey(db, { kind: 'standard', siteIds: [A], label: 'cli' });
+  await status(t, app, `/stats/${A}`, key, 200, null, 'works and is cached');
+  t.ok(cachedKey(app, key));
+  const seen = applied(app, (e) => e?.key === id);
+  const out: string[] = [];
+  const err: string[] = [];
+  await operatorCommand(config, 'keys', ['revoke', prefix], { out: (s) => void out.push(s), err: (s) => void err.push(s), exit: (code) => void err.push(`exit ${code}`) });
+  t.strictSame(err, [], 'revoked by the command line');
+  await seen;
+  await status(t, app, `/stats/${A}`, key, 401, 'KEY_INVALID', 'refused after the notification');
+
+  const adminKey = (await createKey(db, { kind: 'admin', siteIds: [], label: 'admin' })).key;
+  const before = (await get(app, '/categories/', adminKey)).json().categories.map((c: { title: string }) => c.title);
+  t.notOk(before.includes('Landsting'));
+  const catSeen = applied(app, (e) => e?.categories === true);
+  await operatorCommand(config, 'categories', ['add', 'Landsting'], { out: () => {}, err: (s) => void err.push(s), exit: (code) => void err.push(`exit ${code}`) });
+  t.strictSame(err, []);
+  await catSeen;
+  const after = (await get(app, '/categories/', adminKey)).json().categories.map((c: { title: string }) => c.title);
+  t.ok(after.includes('Landsting'), 'a category added by the command line is listed');
+});
+
+t.test('a new result appears at once in /stats, /stats_per_month and /categories/', async (t) => {
+  const { key } = await createKey(db, { kind: 'standard', siteIds: [A], label: 'reader' });
+  const read = async (instance: FastifyInstance) => ({
+    stats: (await get(instance, `/stats/${A}`, key)).json(),
+    month: (await get(instance, `/stats_per_month/${A}`, key)).json(),
+    cats: (await get(instance, '/categories/', key)).json(),
+  });
+  const before = await read(app);
+  const before2 = await read(app2);
+  t.strictSame(before2, before, 'both instances answer alike');
+  t.equal(before.stats.timestamp, JAN.toISOString());
+  t.ok(app.resultsCache.responses.size >= 3, 'the answers are cached');
+  t.strictSame(await read(app), before, 'and answered again from the cache');
+
+  const FEB = new Date('2025-02-10T08:30:00Z');
+  const seen = applied(app2, (e) => e?.site === A);
+  await seedRun(db, A, { url: 'https://alfa.example/', outcomes: [outcome(30, 5, { a11y: 5, pagespeed: 5 })], testDate: FEB });
+  const after = await read(app);
+  t.equal(after.stats.timestamp, FEB.toISOString(), '/stats: the new result, right after the commit');
+  t.equal(after.stats.data.find((r: { type_of_test: number }) => r.type_of_test === 30).rating, 5);
+  t.ok(after.month.data.some((m: { timeperiod: string }) => m.timeperiod === '2025-02'), '/stats_per_month: the new month');
+  const kommuner = (r: typeof before) => r.cats.categories.find((c: { title: string }) => c.title === 'Kommuner');
+  t.not(kommuner(after).rating_a11y, kommuner(before).rating_a11y, '/categories/: the new averages');
+  await seen;
+  t.strictSame(await read(app2), after, 'the other instance, after the notification');
+});
+
+t.test('a private result does not touch the public answers', async (t) => {
+  const { key } = await createKey(db, { kind: 'standard', siteIds: [B], label: 'b' });
+  const before = (await get(app, `/stats/${B}`, key)).body;
+  await seedRun(db, B, { url: 'https://beta.example/privat', private: true, outcomes: [outcome(30, 5, { a11y: 5 })] });
+  t.equal((await get(app, `/stats/${B}`, key)).body, before);
+});
+
+t.test('an unknown key never gets cached access, and a flood of them evicts nothing', async (t) => {
+  const { key } = await createKey(db, { kind: 'standard', siteIds: [A], label: 'good' });
+  await status(t, app, `/stats/${A}`, key, 200, null, 'a good key, cached');
+  const size = app.resultsCache.keys.size;
+  for (let i = 0; i < 200; i++) {
+    const bad = `wpk_${randomBytes(6).toString('hex')}_${randomBytes(32).toString('base64url')}`;
+    const res = await get(app, `/stats/${A}`, bad);
+    if (res.statusCode !== 401) t.fail(`unknown key answered ${res.statusCode}`);
+    if (cachedKey(app, bad)) t.fail('an unknown key was cached');
+  }
+  t.equal(app.resultsCache.keys.size, size, 'nothing added for unknown keys');
+  t.ok(cachedKey(app, key), 'the good key is still cached');
+
+  // A key unknown when first presented and created afterwards is not held back by any cache.
+  const later = await createKey(db, { kind: 'standard', siteIds: [A], label: 'later' });
+  await status(t, app, `/stats/${A}`, `${later.prefix}_${'x'.repeat(43)}`, 401, 'KEY_INVALID', 'its prefix with a wrong secret: refused');
+  await status(t, app, `/stats/${A}`, later.key, 200, null, 'the key itself: accepted');
+});
+
+t.test('ETag and If-None-Match: 304 without a body, after the key and access checks', async (t) => {
+  const { key, prefix } = await createKey(db, { kind: 'standard', siteIds: [A], label: 'etag' });
+  const other = (await createKey(db, { kind: 'standard', siteIds: [B], label: 'other' })).key;
+  for (const path of [`/stats/${A}`, `/stats_per_month/${A}`, '/categories/', `/0.1/stats/${A}`]) {
+    const first = await get(app, path, key);
+    t.equal(first.statusCode, 200);
+    const etag = first.headers.etag as string;
+    t.match(etag, /^"[A-Za-z0-9_-]{27}"$/, `${path}: a strong ETag`);
+    t.equal(first.headers['cache-control'], 'private, no-cache');
+    const again = await get(app, path, key, { 'if-none-match': etag });
+    t.strictSame([again.statusCode, again.body, again.headers.etag], [304, '', etag], `${path}: 304 for the current ETag`);
+    t.equal((await get(app, path, key, { 'if-none-match': `"other", W/${etag}` })).statusCode, 304, 'a list, weak form');
+    t.equal((await get(app, path, key, { 'if-none-match': '"stale"' })).statusCode, 200, 'another ETag: the body');
+    t.equal((await get(app, path, null, { 'if-none-match': etag })).statusCode, 401, 'no key: 401, not 304');
+    if (path !== '/categories/') t.equal((await get(app, path, other, { 'if-none-match': etag })).statusCode, 403, 'no access: 403, not 304');
+  }
+  const sv = await get(app, `/stats/${A}?lang=sv`, key);
+  const en = await get(app, `/stats/${A}?lang=en`, key);
+  t.not(sv.headers.etag, en.headers.etag, 'each language its own ETag');
+  t.equal((await get(app, `/stats/${A}?lang=en`, key, { 'if-none-match': sv.headers.etag as string })).statusCode, 200);
+
+  const old = sv.headers.etag as string;
+  await seedRun(db, A, { url: 'https://alfa.example/', outcomes: [outcome(21, 1, { webstandard: 1 })], testDate: new Date('2025-03-01T00:00:00Z') });
+  const changed = await get(app, `/stats/${A}?lang=sv`, key, { 'if-none-match': old });
+  t.equal(changed.statusCode, 200, 'a new result: the old ETag no longer matches');
+  t.not(changed.headers.etag, old);
+
+  await revokeKey(db, prefix);
+  t.equal((await get(app, `/stats/${A}?lang=sv`, key, { 'if-none-match': changed.headers.etag as string })).statusCode, 401, 'revoked: 401, not 304');
+});
+
+t.test('without its LISTEN connection the cache is off; it reconnects and is live again', async (t) => {
+  const { key, id } = await createKey(db, { kind: 'standard', siteIds: [A], label: 'outage' });
+  await status(t, app2, `/stats/${A}`, key, 200, null, 'cached in the other instance');
+  t.ok(cachedKey(app2, key));
+  const off = live(app2, false);
+  const back = live(app2, true);
+  // The listening sessions are ended, as a failover or a network cut would end them.
+  const { rows } = await sql<{ n: number }>`
+    select count(pg_terminate_backend(pid))::int as n from pg_stat_activity
+    where datname = current_database() and application_name = ${CACHE_LISTENER_NAME}`.execute(db);
+  t.ok(rows[0].n >= 2, 'the listening sessions of both instances were ended');
+  await off;
+  t.notOk(app2.resultsCache.live, 'off');
+  t.equal(app2.resultsCache.keys.size + app2.resultsCache.responses.size, 0, 'emptied: a missed notification cannot be served');
+  await status(t, app2, `/stats/${A}`, key, 200, null, 'answers still, from the database');
+  t.notOk(cachedKey(app2, key), 'and stores nothing while off');
+  await back;
+  t.ok(app2.resultsCache.live, 'reconnected');
+  await status(t, app2, `/stats/${A}`, key, 200, null, 'cached again');
+  t.ok(cachedKey(app2, key));
+  const seen = applied(app2, (e) => e?.key === id);
+  await removeKeySites(db, id, [A]);
+  await seen;
+  await status(t, app2, `/stats/${A}`, key, 403, 'FORBIDDEN_SITE', 'a change reaches it through the new connection');
+});
