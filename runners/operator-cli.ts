@@ -17,10 +17,21 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../core/config.js';
 import type { Db } from '../core/db/database.js';
+import {
+  addCatalogSite,
+  addCategory,
+  categoryIdsByTitle,
+  levelExists,
+  listCatalogSites,
+  listCategories,
+  listLevels,
+  setLevel,
+  updateCatalogSite,
+  type CatalogSite,
+  type CatalogSiteChanges,
+} from '../core/store/catalog-admin.js';
 import { createKey, listKeys, revokeKey, type KeyKind } from '../core/store/keys.js';
-import { publishCacheEvent } from '../core/store/notify.js';
-import { refreshCategoryScores } from '../core/store/runs.js';
-import { createSite } from '../core/store/sites.js';
+import { missingSiteIds } from '../core/store/sites.js';
 import { openDatabase } from './service.js';
 
 const USAGE: Record<string, string> = {
@@ -110,52 +121,19 @@ function print(ctx: Ctx, json: unknown, text: string): void {
   ctx.out(ctx.json ? JSON.stringify(json, null, 2) + '\n' : text);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Queries of the operator commands (runners may use the database through kysely; no routes here)
-
-async function levelExists(db: Db, name: string): Promise<boolean> {
-  return (await db.selectFrom('premium_levels').select('name').where('name', '=', name).executeTakeFirst()) !== undefined;
-}
-
+/** The ids of the categories with these titles, in order; an unknown title is bad input. */
 async function categoryIds(db: Db, titles: string[]): Promise<number[]> {
-  if (!titles.length) return [];
-  const rows = await db.selectFrom('categories').select(['id', 'title']).where('title', 'in', titles).execute();
-  const missing = titles.filter((t) => !rows.some((r) => r.title === t));
+  const ids = await categoryIdsByTitle(db, titles);
+  const missing = titles.filter((t) => !ids.has(t));
   if (missing.length) throw new UsageError(`unknown categor${missing.length === 1 ? 'y' : 'ies'}: ${missing.map((m) => `"${m}"`).join(', ')} (see webperf categories list; add one with webperf categories add TITLE)`);
-  return titles.map((t) => rows.find((r) => r.title === t)!.id);
+  return titles.map((t) => ids.get(t)!);
 }
 
-async function siteRows(db: Db, ids?: number[]) {
-  let q = db
-    .selectFrom('sites as s')
-    .select((eb) => [
-      's.id',
-      's.title',
-      's.url',
-      's.premium_level',
-      's.monthly_quota',
-      's.followed',
-      's.public_sector',
-      eb
-        .selectFrom('site_categories as sc')
-        .innerJoin('categories as c', 'c.id', 'sc.category_id')
-        .select((e) => e.fn.agg<string[]>('array_agg', ['c.title']).as('t'))
-        .whereRef('sc.site_id', '=', 's.id')
-        .as('categories'),
-    ])
-    .orderBy('s.id');
-  if (ids) q = q.where('s.id', 'in', ids);
-  const rows = await q.execute();
-  return rows.map((r) => ({ ...r, categories: [...(r.categories ?? [])].sort() }));
-}
-
-type SiteRow = Awaited<ReturnType<typeof siteRows>>[number];
-
-function siteJson(s: SiteRow) {
+function siteJson(s: CatalogSite) {
   return { id: s.id, title: s.title, url: s.url, level: s.premium_level, quota: s.monthly_quota, followed: s.followed, public_sector: s.public_sector, categories: s.categories };
 }
 
-function siteTable(rows: SiteRow[]): string {
+function siteTable(rows: CatalogSite[]): string {
   return table(
     ['ID', 'TITLE', 'URL', 'LEVEL', 'QUOTA', 'FOLLOWED', 'CATEGORIES'],
     rows.map((s) => [s.id, s.title, s.url, s.premium_level ?? '-', s.monthly_quota ?? '-', s.followed ? 'yes' : 'no', s.categories.join(', ') || '-']),
@@ -169,7 +147,7 @@ async function sites(ctx: Ctx, sub: string | undefined, args: string[]): Promise
   if (sub === 'list') {
     const { positionals } = parse(args, {});
     if (positionals.length) throw new UsageError(`sites list takes no arguments, got "${positionals.join(' ')}"`);
-    const rows = await siteRows(db);
+    const rows = await listCatalogSites(db);
     return print(ctx, rows.map(siteJson), rows.length ? siteTable(rows) : 'no sites\n');
   }
   if (sub === 'add') {
@@ -188,17 +166,8 @@ async function sites(ctx: Ctx, sub: string | undefined, args: string[]): Promise
     const level = values.level === undefined ? null : nonEmpty(values.level, '--level');
     if (level !== null && !(await levelExists(db, level))) throw new UsageError(`unknown premium level "${level}" (see webperf levels list)`);
     const cats = await categoryIds(db, [...new Set(values.category ?? [])]);
-    const id = await db.transaction().execute(async (trx) => {
-      const siteId = await createSite(trx, { title, url, premiumLevel: level, monthlyQuota: quota });
-      if (cats.length) await trx.insertInto('site_categories').values(cats.map((category_id) => ({ site_id: siteId, category_id }))).execute();
-      return siteId;
-    });
-    if (cats.length) {
-      await refreshCategoryScores(db, id);
-      // After the change is committed: the API processes drop their cached /categories/.
-      await publishCacheEvent(db, { categories: true });
-    }
-    const [row] = await siteRows(db, [id]);
+    const id = await addCatalogSite(db, { title, url, premiumLevel: level, monthlyQuota: quota }, cats);
+    const [row] = await listCatalogSites(db, [id]);
     return print(ctx, siteJson(row), `site ${id} added\n${siteTable([row])}`);
   }
   if (sub === 'set') {
@@ -214,7 +183,7 @@ async function sites(ctx: Ctx, sub: string | undefined, args: string[]): Promise
     const id = positiveInt(positionals[0], 'the site ID');
     if (values.level !== undefined && values['no-level']) throw new UsageError('--level and --no-level exclude each other');
     if (values.quota !== undefined && values['no-quota']) throw new UsageError('--quota and --no-quota exclude each other');
-    const changes: { premium_level?: string | null; monthly_quota?: number | null; followed?: boolean } = {};
+    const changes: CatalogSiteChanges = {};
     if (values.level !== undefined) {
       const level = nonEmpty(values.level, '--level');
       if (!(await levelExists(db, level))) throw new UsageError(`unknown premium level "${level}" (see webperf levels list)`);
@@ -229,23 +198,9 @@ async function sites(ctx: Ctx, sub: string | undefined, args: string[]): Promise
     }
     const cats = values.category === undefined ? null : await categoryIds(db, [...new Set(values.category)]);
     if (Object.keys(changes).length === 0 && cats === null) throw new UsageError('sites set: nothing to change (give --level, --no-level, --quota, --no-quota, --category or --followed)');
-    const found = await db.transaction().execute(async (trx) => {
-      const exists = await trx.selectFrom('sites').select('id').where('id', '=', id).forUpdate().executeTakeFirst();
-      if (!exists) return false;
-      if (Object.keys(changes).length) await trx.updateTable('sites').set(changes).where('id', '=', id).execute();
-      if (cats !== null) {
-        await trx.deleteFrom('site_categories').where('site_id', '=', id).execute();
-        if (cats.length) await trx.insertInto('site_categories').values(cats.map((category_id) => ({ site_id: id, category_id }))).execute();
-      }
-      return true;
-    });
+    const found = await updateCatalogSite(db, id, changes, cats);
     if (!found) throw new UsageError(`no site ${id} (see webperf sites list)`);
-    // The site may have left categories: recompute every category's averages.
-    if (cats !== null) {
-      await refreshCategoryScores(db, null);
-      await publishCacheEvent(db, { categories: true });
-    }
-    const [row] = await siteRows(db, [id]);
+    const [row] = await listCatalogSites(db, [id]);
     return print(ctx, siteJson(row), `site ${id} changed\n${siteTable([row])}`);
   }
   throw new UsageError(`unknown subcommand "${sub ?? ''}"\n${USAGE.sites}`);
@@ -255,12 +210,7 @@ async function levels(ctx: Ctx, sub: string | undefined, args: string[]): Promis
   const { db } = ctx;
   if (sub === 'list') {
     parse(args, {});
-    const rows = await db
-      .selectFrom('premium_levels as l')
-      .select((eb) => ['l.name', 'l.monthly_quota', eb.selectFrom('sites').select((e) => e.fn.countAll<number>().as('n')).whereRef('sites.premium_level', '=', 'l.name').as('sites')])
-      .orderBy('l.name')
-      .execute();
-    const json = rows.map((r) => ({ name: r.name, monthly_quota: r.monthly_quota, sites: Number(r.sites ?? 0) }));
+    const json = await listLevels(db);
     return print(ctx, json, json.length ? table(['NAME', 'QUOTA', 'SITES'], json.map((r) => [r.name, r.monthly_quota, r.sites])) : 'no premium levels\n');
   }
   if (sub === 'set') {
@@ -268,11 +218,7 @@ async function levels(ctx: Ctx, sub: string | undefined, args: string[]): Promis
     if (positionals.length !== 2) throw new UsageError(`levels set takes NAME and QUOTA\n${USAGE.levels}`);
     const name = nonEmpty(positionals[0], 'NAME');
     const quota = quotaValue(positionals[1], 'QUOTA');
-    await db
-      .insertInto('premium_levels')
-      .values({ name, monthly_quota: quota })
-      .onConflict((oc) => oc.column('name').doUpdateSet({ monthly_quota: quota }))
-      .execute();
+    await setLevel(db, name, quota);
     return print(ctx, { name, monthly_quota: quota }, `level ${name}: ${quota} credits per 30 days\n`);
   }
   throw new UsageError(`unknown subcommand "${sub ?? ''}"\n${USAGE.levels}`);
@@ -282,22 +228,16 @@ async function categories(ctx: Ctx, sub: string | undefined, args: string[]): Pr
   const { db } = ctx;
   if (sub === 'list') {
     parse(args, {});
-    const rows = await db
-      .selectFrom('categories as c')
-      .select((eb) => ['c.id', 'c.title', eb.selectFrom('site_categories as sc').select((e) => e.fn.countAll<number>().as('n')).whereRef('sc.category_id', '=', 'c.id').as('sites')])
-      .orderBy('c.id')
-      .execute();
-    const json = rows.map((r) => ({ id: r.id, title: r.title, sites: Number(r.sites ?? 0) }));
+    const json = await listCategories(db);
     return print(ctx, json, json.length ? table(['ID', 'TITLE', 'SITES'], json.map((r) => [r.id, r.title, r.sites])) : 'no categories\n');
   }
   if (sub === 'add') {
     const { positionals } = parse(args, {});
     if (positionals.length !== 1) throw new UsageError(`categories add takes one TITLE (quote a title with spaces)\n${USAGE.categories}`);
     const title = nonEmpty(positionals[0], 'TITLE');
-    const row = await db.insertInto('categories').values({ title }).onConflict((oc) => oc.column('title').doNothing()).returning('id').executeTakeFirst();
-    if (!row) throw new UsageError(`category "${title}" exists already`);
-    await publishCacheEvent(db, { categories: true });
-    return print(ctx, { id: row.id, title }, `category ${row.id} added: ${title}\n`);
+    const id = await addCategory(db, title);
+    if (id === null) throw new UsageError(`category "${title}" exists already`);
+    return print(ctx, { id, title }, `category ${id} added: ${title}\n`);
   }
   throw new UsageError(`unknown subcommand "${sub ?? ''}"\n${USAGE.categories}`);
 }
@@ -321,8 +261,7 @@ async function keys(ctx: Ctx, sub: string | undefined, args: string[]): Promise<
     if (kind === 'admin' && siteIds.length) throw new UsageError('an admin key reaches every site: give no --site');
     const label = values.label?.trim() ?? '';
     if (siteIds.length) {
-      const found = await db.selectFrom('sites').select('id').where('id', 'in', siteIds).execute();
-      const missing = siteIds.filter((id) => !found.some((f) => f.id === id));
+      const missing = await missingSiteIds(db, siteIds);
       if (missing.length) throw new UsageError(`no site ${missing.join(', ')} (see webperf sites list)`);
     }
     const created = await createKey(db, { kind, siteIds, label });

@@ -77,6 +77,13 @@ export async function getSite(db: Db, id: number) {
   return db.selectFrom('sites').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Of these site ids, those with no site. */
+export async function missingSiteIds(db: Db, ids: number[]): Promise<number[]> {
+  if (!ids.length) return [];
+  const found = await db.selectFrom('sites').select('id').where('id', 'in', ids).execute();
+  return ids.filter((id) => !found.some((f) => f.id === id));
+}
+
 export async function getSiteScores(db: Db, siteId: number) {
   return db.selectFrom('site_scores').selectAll().where('site_id', '=', siteId).executeTakeFirst();
 }
