@@ -70,12 +70,29 @@ t.test('the demo site is registered, tested by a real runner, and its scores app
   t.equal(scores.a11y !== null && scores.a11y >= 1 && scores.a11y <= 5, true);
   t.equal(res.json().data.title, 'Exempelby kommun (demo)');
 
+  // An order placed with the demo key produces real results where the spec says.
+  const order = await app.inject({ method: 'POST', url: '/retest/', headers: { 'api-key': demo.key, 'site-id': String(demo.siteId), testnums: '[18,30]' } });
+  t.equal(order.statusCode, 200);
+  t.same(order.json().test_types, [18, 30]);
+  t.equal(order.json().credits, 2);
+  const retest = await waitForRun(db, order.json().run_id);
+  t.equal(retest.status, 'done', retest.error ?? '');
+  const stats = await app.inject({ url: `/stats/${demo.siteId}?lang=en`, headers: { 'api-key': demo.key } });
+  t.equal(stats.statusCode, 200);
+  const byType = new Map(stats.json().data.map((r: any) => [r.type_of_test, r]));
+  const retestResults = await db.selectFrom('test_results').select(['type_of_test', 'test_date']).where('run_id', '=', retest.id).orderBy('type_of_test').execute();
+  t.same(retestResults.map((r) => r.type_of_test), [18, 30]);
+  for (const r of retestResults) t.equal((byType.get(r.type_of_test) as any).test_date, r.test_date.toISOString(), `type ${r.type_of_test}: the re-test is the latest result`);
+  t.equal((byType.get(101) as any).test_date, lh.test_date.toISOString(), 'types not re-tested keep their first result');
+  const quota = await app.inject({ url: '/quota/', headers: { 'api-key': demo.key, 'site-id': String(demo.siteId) } });
+  t.same({ used: quota.json().used, available: quota.json().available, monthly_quota: quota.json().monthly_quota }, { used: 2, available: 198, monthly_quota: 200 });
+
   // A second start reuses the site and the key, and does not test again.
   const again = await startDemo(db, dataDir);
   t.teardown(() => again.close());
   t.equal(again.siteId, demo.siteId);
   t.equal(again.key, demo.key);
-  t.equal(Number((await db.selectFrom('test_runs').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n), 1);
+  t.equal(Number((await db.selectFrom('test_runs').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n), 2, 'the first run and the re-test; no new first-start run');
 });
 
 t.test('a job over its hard time limit fails the run; the guard refuses a loopback page not allowlisted', async (t) => {
