@@ -11,11 +11,13 @@ import { fileURLToPath } from 'node:url';
 import type { Db } from '../core/db/database.js';
 import { createKey, resolveKey, revokeKey } from '../core/store/keys.js';
 import { queueRun } from '../core/store/runs.js';
-import { createSite, getSetting, setSetting } from '../core/store/sites.js';
+import { getSetting, setSetting } from '../core/store/sites.js';
+import { addCatalogSite, addCategory, categoryIdsByTitle, levelExists, setLevel, updateCatalogSite } from '../core/store/catalog-admin.js';
 import { startStaticSite } from './static-site.js';
 
 export const DEMO_ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'demo-site');
 export const DEMO_LEVEL = { name: 'demo', monthly_quota: 200 };
+const DEMO_CATEGORY = 'Demo';
 
 export interface Demo {
   siteId: number;
@@ -26,19 +28,18 @@ export interface Demo {
 
 export async function startDemo(db: Db, dataDir: string, options: { port?: number } = {}): Promise<Demo> {
   const site = await startStaticSite(DEMO_ROOT, { port: options.port ?? 0 });
-  await db.insertInto('premium_levels').values(DEMO_LEVEL).onConflict((oc) => oc.column('name').doNothing()).execute();
+  if (!(await levelExists(db, DEMO_LEVEL.name))) await setLevel(db, DEMO_LEVEL.name, DEMO_LEVEL.monthly_quota);
   let siteId = await getSetting<number>(db, 'demo_site_id');
   let firstStart = false;
   if (siteId === undefined) {
-    siteId = await createSite(db, { title: 'Exempelby kommun (demo)', url: site.url, premiumLevel: DEMO_LEVEL.name });
-    await db.insertInto('categories').values({ title: 'Demo' }).onConflict((oc) => oc.column('title').doNothing()).execute();
-    const cat = await db.selectFrom('categories').select('id').where('title', '=', 'Demo').executeTakeFirstOrThrow();
-    await db.insertInto('site_categories').values({ site_id: siteId, category_id: cat.id }).onConflict((oc) => oc.doNothing()).execute();
+    await addCategory(db, DEMO_CATEGORY);
+    const category = (await categoryIdsByTitle(db, [DEMO_CATEGORY])).get(DEMO_CATEGORY)!;
+    siteId = await addCatalogSite(db, { title: 'Exempelby kommun (demo)', url: site.url, premiumLevel: DEMO_LEVEL.name, monthlyQuota: null }, [category]);
     await setSetting(db, 'demo_site_id', siteId);
     firstStart = true;
   } else {
     // The loopback port changes from one start to the next.
-    await db.updateTable('sites').set({ url: site.url }).where('id', '=', siteId).execute();
+    await updateCatalogSite(db, siteId, { url: site.url }, null);
   }
 
   const file = path.join(dataDir, 'demo.json');

@@ -68,6 +68,7 @@ export async function addCatalogSite(
 
 /** What `updateCatalogSite` may change on a site. */
 export interface CatalogSiteChanges {
+  url?: string;
   premium_level?: string | null;
   monthly_quota?: number | null;
   followed?: boolean;
