@@ -16,9 +16,11 @@ import { LATEST_VERSION } from './envelope.js';
 /** Request-log redaction: keys never reach the logs. */
 export const REDACT = ['req.headers["api-key"]', 'req.headers.authorization'];
 
-export async function buildApp(deps: ApiDeps, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
+/** `logger`: true logs to stdout; a stream logs there (tests); either way keys are redacted. */
+export async function buildApp(deps: ApiDeps, options: { logger?: boolean | { stream: NodeJS.WritableStream } } = {}): Promise<FastifyInstance> {
+  const logging = { level: deps.config.logLevel, redact: REDACT, serializers: { req: serializeRequest } };
   const app = Fastify({
-    logger: options.logger === true ? { level: deps.config.logLevel, redact: REDACT, serializers: { req: serializeRequest } } : options.logger ?? false,
+    logger: options.logger === true ? logging : options.logger ? { ...logging, stream: options.logger.stream } : false,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false } },
     trustProxy: false,
   });
