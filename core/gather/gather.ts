@@ -13,6 +13,8 @@ import { WebperfError } from '../errors.js';
 import type { Artifacts, AxeArtifact, CookieRecord, LighthouseArtifact, TextResource } from '../plugin-api.js';
 import type { TargetGuard } from '../net/target-guard.js';
 import { networkFromDevtoolsLog } from './network.js';
+import { withGuardedLighthouseFetches } from './lighthouse-fetch.js';
+import { createProbes } from '../net/probes.js';
 import { extractInline, extractTexts } from './page-extract.js';
 import { cookieHost, sameSite } from './site.js';
 
@@ -183,7 +185,7 @@ async function gatherIn(context: Awaited<ReturnType<Browser['createBrowserContex
   await guardRequests(page, guard, blocked);
 
   options.onPhase?.('lighthouse');
-  const result = await lighthouse(url, { ...LIGHTHOUSE_FLAGS }, undefined, page as any);
+  const result = await withGuardedLighthouseFetches(createProbes(guard, { timeoutMs: 5_000 }), () => lighthouse(url, { ...LIGHTHOUSE_FLAGS }, undefined, page as any));
   if (!result) throw new WebperfError('TARGET_UNREACHABLE', `Lighthouse returned no result for ${url}`);
   const { lhr, artifacts: lh } = result as any;
   if (lhr.runtimeError && lhr.runtimeError.code !== 'NO_ERROR') {

@@ -1,0 +1,43 @@
+/**
+ * Lighthouse fetches some resources itself, outside the page (robots.txt, source maps), through
+ * Chromium's Network.loadNetworkResource, which page-level request interception does not see —
+ * redirects included. While the gather step runs Lighthouse for a caller, those fetches go through
+ * our guarded probes instead (connect-time address check on every hop). Outside a gather (a bare
+ * Lighthouse run, e.g. the benchmark's baseline), Lighthouse's own fetcher is used unchanged.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Fetcher } from 'lighthouse/core/gather/fetcher.js';
+import type { Probes } from '../plugin-api.js';
+
+const current = new AsyncLocalStorage<Probes>();
+let installed = false;
+
+type FetchResult = { content: string | null; status: number | null };
+
+function install(): void {
+  if (installed) return;
+  installed = true;
+  const original = Fetcher.prototype.fetchResource;
+  Fetcher.prototype.fetchResource = async function (this: Fetcher, url: string, options: { timeout: number } = { timeout: 2_000 }): Promise<FetchResult> {
+    const probes = current.getStore();
+    if (!probes) return original.call(this, url, options);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`Fetching ${url} took longer than ${options.timeout} ms`)), options.timeout);
+    });
+    try {
+      const res = await Promise.race([probes.fetch(url), timeout]);
+      if (res.error) return { status: null, content: null };
+      const ok = res.status >= 200 && res.status <= 299;
+      return { status: res.status, content: ok ? res.body : null };
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+/** Runs `fn` (a Lighthouse run) with Lighthouse's own fetches routed through `probes`. */
+export function withGuardedLighthouseFetches<T>(probes: Probes, fn: () => Promise<T>): Promise<T> {
+  install();
+  return current.run(probes, fn);
+}
