@@ -375,7 +375,7 @@ t.test('type 23 on a page with third-party requests and cookies', async (t) => {
   const byName = (a: any, b: any) => a.name.localeCompare(b.name);
   t.same([...data.cookies].sort(byName), [
     { name: '_pk_id.1.1fff', domain: '127.0.0.1', first_party: true, secure: false, http_only: false, same_site: 'Lax', session: false, lifetime_days: 393, browser_lifetime_days: 393, stored: true, analytics_tool: 'Matomo' },
-    { name: 'prefs', domain: '127.0.0.1', first_party: true, secure: false, http_only: true, same_site: 'Strict', session: false, lifetime_days: 1, browser_lifetime_days: 1, stored: true, analytics_tool: null },
+    { name: 'prefs', domain: '127.0.0.1', first_party: true, secure: false, 'http_only': true, same_site: 'Strict', session: false, lifetime_days: 1, browser_lifetime_days: 1, stored: true, analytics_tool: null },
     { name: '_hjSessionUser_1', domain: '127.0.0.1', first_party: true, secure: false, http_only: false, same_site: 'Lax', session: false, lifetime_days: 90, browser_lifetime_days: 90, stored: true, analytics_tool: 'Hotjar' },
     // Chromium refuses third-party cookies; the site's Set-Cookie still counts.
     { name: '_fbp', domain: 'localhost', first_party: false, secure: true, http_only: false, same_site: 'None', session: false, lifetime_days: 90, browser_lifetime_days: null, stored: false, analytics_tool: 'Meta Pixel' },
