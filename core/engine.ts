@@ -36,12 +36,14 @@ export interface TestPageOptions {
 /** Loads the page once and runs the given plugins on its artifacts. */
 export async function testPage(url: string, plugins: readonly TestPlugin[], deps: EngineDeps, options: TestPageOptions = {}): Promise<PageTest> {
   const t0 = Date.now();
-  const artifacts = await gather(url, { browser: deps.browser, guard: deps.guard, timeoutMs: deps.gatherTimeoutMs, onPhase: options.onPhase });
+  // One probe cache per run, shared by Lighthouse's own fetches and the plugins: robots.txt once.
+  const probes = createProbes(deps.guard);
+  const artifacts = await gather(url, { browser: deps.browser, guard: deps.guard, probes, timeoutMs: deps.gatherTimeoutMs, onPhase: options.onPhase });
   const t1 = Date.now();
   options.onPhase?.('plugins');
   const outcomes = await runPlugins(plugins, artifacts, {
     lang: options.lang,
-    probes: createProbes(deps.guard),
+    probes,
     onPlugin: options.onPlugin,
   });
   return { artifacts, outcomes, gatherMs: t1 - t0, pluginsMs: Date.now() - t1 };
@@ -53,12 +55,7 @@ export async function executeRun(db: Db, runId: number, deps: EngineDeps): Promi
   if (!run) throw new Error(`Run ${runId} does not exist`);
   if (run.status === 'done') return [];
   await markRun(db, runId, 'running');
-  const plugins = deps.registry.select(run.test_types);
-  try {
-    const { outcomes } = await testPage(run.url, plugins, deps);
-    return await saveRunResults(db, runId, outcomes);
-  } catch (err) {
-    await markRun(db, runId, 'failed', err instanceof Error ? err.message : String(err));
-    throw err;
-  }
+  // A failure is recorded by the caller, which also knows about its own time limit.
+  const { outcomes } = await testPage(run.url, deps.registry.select(run.test_types), deps);
+  return saveRunResults(db, runId, outcomes);
 }

@@ -11,7 +11,6 @@
  *   (seconds until the window resets); a refused request gets 429, Retry-After (seconds) and the
  *   error body { statusCode: 429, error: 'RATE_LIMITED', message }.
  */
-import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
@@ -73,17 +72,14 @@ function sharedStore(counters: Map<string, Counter>) {
 
 const stores = new WeakMap<object, Map<string, Counter>>();
 
-function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
-}
-
-/** The counter of a request: the key's hash when it resolves, else the client address. */
+/** The counter of a request: the key's id when it resolves (never the key itself), else the client address. */
 async function counterKey(request: FastifyRequest): Promise<string> {
   const header = request.headers['api-key'];
   if (typeof header === 'string' && header !== '') {
     try {
       // Resolved once per request (auth.ts caches it), so the route does not look it up again.
-      if (await request.apiKey()) return `key:${hashKey(header)}`;
+      const key = await request.apiKey();
+      if (key) return `key:${key.id}`;
     } catch {
       // An invalid key (401 later) or a database failure: count on the address.
     }

@@ -10,17 +10,19 @@ import lighthouse from 'lighthouse';
 import { swapLocale } from 'lighthouse/shared/localization/swap-locale.js';
 import type { Browser, Page } from 'puppeteer-core';
 import { WebperfError } from '../errors.js';
-import type { Artifacts, AxeArtifact, CookieRecord, LighthouseArtifact, TextResource } from '../plugin-api.js';
+import type { Artifacts, AxeArtifact, CookieRecord, LighthouseArtifact, Probes, TextResource } from '../plugin-api.js';
 import type { TargetGuard } from '../net/target-guard.js';
 import { networkFromDevtoolsLog } from './network.js';
 import { withGuardedLighthouseFetches } from './lighthouse-fetch.js';
 import { createProbes } from '../net/probes.js';
-import { extractInline, extractTexts } from './page-extract.js';
+import { EXTRACT_PAGE, type extractInline, type extractTexts } from './page-extract.js';
 import { cookieHost, sameSite } from './site.js';
 
 export interface GatherOptions {
   browser: Browser;
   guard: TargetGuard;
+  /** The run's probes: Lighthouse's own fetches go through them (a new set when omitted). */
+  probes?: Probes;
   /** Whole gather time limit. */
   timeoutMs?: number;
   /** Called with a short phase name (progress display). */
@@ -185,7 +187,7 @@ async function gatherIn(context: Awaited<ReturnType<Browser['createBrowserContex
   await guardRequests(page, guard, blocked);
 
   options.onPhase?.('lighthouse');
-  const result = await withGuardedLighthouseFetches(createProbes(guard, { timeoutMs: 5_000 }), () => lighthouse(url, { ...LIGHTHOUSE_FLAGS }, undefined, page as any));
+  const result = await withGuardedLighthouseFetches(options.probes ?? createProbes(guard), () => lighthouse(url, { ...LIGHTHOUSE_FLAGS }, undefined, page as any));
   if (!result) throw new WebperfError('TARGET_UNREACHABLE', `Lighthouse returned no result for ${url}`);
   const { lhr, artifacts: lh } = result as any;
   if (lhr.runtimeError && lhr.runtimeError.code !== 'NO_ERROR') {
@@ -205,8 +207,9 @@ async function gatherIn(context: Awaited<ReturnType<Browser['createBrowserContex
   options.onPhase?.('axe');
   const axe = await retryOnContextLoss(() => runAxe(page)).catch(() => null);
   options.onPhase?.('extract');
-  const texts = await retryOnContextLoss(() => page.evaluate(extractTexts));
-  const inline = await retryOnContextLoss(() => page.evaluate(extractInline));
+  const { texts, inline } = await retryOnContextLoss(
+    () => page.evaluate(EXTRACT_PAGE) as Promise<{ texts: ReturnType<typeof extractTexts>; inline: ReturnType<typeof extractInline> }>,
+  );
   const cookies = await cookiesOf(page, new URL(finalUrl).hostname);
 
   const stylesheets: TextResource[] = [];

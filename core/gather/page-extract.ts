@@ -30,3 +30,6 @@ export function extractInline(): { styles: string[]; scripts: string[] } {
     scripts: Array.from(document.querySelectorAll('script:not([src])')).map((s) => s.textContent ?? ''),
   };
 }
+
+/** Both, as one expression for a single evaluation in the page (one round trip). */
+export const EXTRACT_PAGE = `({ texts: (${extractTexts.toString()})(), inline: (${extractInline.toString()})() })`;
