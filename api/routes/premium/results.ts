@@ -70,6 +70,16 @@ const ENVELOPE_PROPS = {
   timestamp: { type: 'string', format: 'date-time' },
 } as const;
 
+/** The 200 schema of an envelope whose data is a list of `item`, plus any extra fields. */
+function envelope(item: object, extra: Record<string, object> = {}) {
+  return {
+    type: 'object',
+    headers: RATE_LIMIT_HEADERS,
+    properties: { ...ENVELOPE_PROPS, ...extra, data: { type: 'array', items: item } },
+    required: ['api_version', 'uri', 'result_count', 'timestamp', ...Object.keys(extra), 'data'],
+  } as const;
+}
+
 const SITE_ID_HEADER = {
   type: 'string',
   description: 'The website id. Optional here: the path names the site. When sent it must be a positive integer equal to the path id (400 SITE_ID_INVALID otherwise).',
@@ -236,12 +246,7 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
       params: { type: 'object', properties: { siteId: SITE_ID_PARAM }, required: ['siteId'] },
       querystring: { type: 'object', properties: { lang: LANG_QUERY } },
       response: {
-        200: {
-          type: 'object',
-          headers: RATE_LIMIT_HEADERS,
-          properties: { ...ENVELOPE_PROPS, data: { type: 'array', items: TEST_RESULT_SCHEMA } },
-          required: ['api_version', 'uri', 'result_count', 'timestamp', 'data'],
-        },
+        200: envelope(TEST_RESULT_SCHEMA),
         304: NOT_MODIFIED,
         ...errorResponses(400, 401, 403, 404, 429),
       },
@@ -278,27 +283,16 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
       ].join('\n\n'),
       params: { type: 'object', properties: { siteId: SITE_ID_PARAM }, required: ['siteId'] },
       response: {
-        200: {
+        200: envelope({
           type: 'object',
-          headers: RATE_LIMIT_HEADERS,
           properties: {
-            ...ENVELOPE_PROPS,
-            data: {
-              type: 'array',
-              items: {
-                type: 'object',
-                properties: {
-                  data_id: { type: 'integer' },
-                  score: { type: 'number', description: '1.0–5.0, 2 decimal places' },
-                  timeperiod: { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}$', description: 'yyyy-mm (UTC)' },
-                  type_of_score: { type: 'string', enum: ['kat-total', 'kat-infosec', 'kat-a11y', 'kat-perf', 'kat-webstandard'] },
-                },
-                required: ['data_id', 'score', 'timeperiod', 'type_of_score'],
-              },
-            },
+            data_id: { type: 'integer' },
+            score: { type: 'number', description: '1.0–5.0, 2 decimal places' },
+            timeperiod: { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}$', description: 'yyyy-mm (UTC)' },
+            type_of_score: { type: 'string', enum: ['kat-total', 'kat-infosec', 'kat-a11y', 'kat-perf', 'kat-webstandard'] },
           },
-          required: ['api_version', 'uri', 'result_count', 'timestamp', 'data'],
-        },
+          required: ['data_id', 'score', 'timeperiod', 'type_of_score'],
+        }),
         304: NOT_MODIFIED,
         ...errorResponses(400, 401, 403, 404, 429),
       },
@@ -346,26 +340,15 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
         properties: { urls: { type: 'string', description: `Comma-separated addresses (at most ${MAX_URLS}): only their tests are listed` } },
       },
       response: {
-        200: {
+        200: envelope({
           type: 'object',
-          headers: RATE_LIMIT_HEADERS,
           properties: {
-            ...ENVELOPE_PROPS,
-            data: {
-              type: 'array',
-              items: {
-                type: 'object',
-                properties: {
-                  date_added: { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$', description: 'yyyy-mm-dd hh:mm:ss, UTC' },
-                  uri: { type: 'string', description: 'Address of the test details' },
-                  url: { type: 'string', description: 'The address that was evaluated' },
-                },
-                required: ['date_added', 'uri', 'url'],
-              },
-            },
+            date_added: { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$', description: 'yyyy-mm-dd hh:mm:ss, UTC' },
+            uri: { type: 'string', description: 'Address of the test details' },
+            url: { type: 'string', description: 'The address that was evaluated' },
           },
-          required: ['api_version', 'uri', 'result_count', 'timestamp', 'data'],
-        },
+          required: ['date_added', 'uri', 'url'],
+        }),
         ...errorResponses(400, 401, 403, 404, 429),
       },
     }),
@@ -400,17 +383,10 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
       headers: { type: 'object', properties: { 'site-id': SITE_ID_HEADER } },
       querystring: { type: 'object', properties: { lang: LANG_QUERY } },
       response: {
-        200: {
-          type: 'object',
-          headers: RATE_LIMIT_HEADERS,
-          properties: {
-            ...ENVELOPE_PROPS,
-            status: { type: 'string', enum: ['queued', 'running', 'done', 'failed'] },
-            tested_url: { type: 'string' },
-            data: { type: 'array', items: TEST_RESULT_SCHEMA },
-          },
-          required: ['api_version', 'uri', 'result_count', 'timestamp', 'status', 'tested_url', 'data'],
-        },
+        200: envelope(TEST_RESULT_SCHEMA, {
+          status: { type: 'string', enum: ['queued', 'running', 'done', 'failed'] },
+          tested_url: { type: 'string' },
+        }),
         ...errorResponses(400, 401, 403, 404, 429),
       },
     }),
