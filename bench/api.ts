@@ -22,16 +22,14 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../api/app.js';
-import { CATALOGUE } from '../core/catalogue.js';
 import { loadConfig } from '../core/config.js';
 import { createDb, type Db } from '../core/db/database.js';
 import type { DB } from '../core/db/schema.js';
 import { ensureDatabase, startEmbeddedPostgres } from '../core/db/embedded.js';
 import { migrateToLatest } from '../core/db/migrate.js';
-import { PluginRegistry } from '../core/registry.js';
+import { loadPlugins } from '../core/registry.js';
 import { createKey } from '../core/store/keys.js';
 import { refreshCategoryScores } from '../core/store/runs.js';
-import { BUILTIN_PLUGINS } from '../plugins/index.js';
 import { runWorkerMigrations } from '../runners/worker.js';
 
 /** The active test types the service runs. */
@@ -130,8 +128,9 @@ function percentile(sorted: number[], p: number): number {
 
 /** Fills an empty migrated database with sites, categories, runs, results and the summaries, set-based. */
 export async function seedBenchData(db: Db, o: Required<Pick<BenchApiOptions, 'sites' | 'months' | 'historySites' | 'historyDays' | 'privateRuns' | 'categories'>>): Promise<void> {
+  const registry = await loadPlugins();
   const types = BENCH_TEST_TYPES.map((id) => {
-    const c = CATALOGUE.find((t) => t.id === id)?.categories ?? [];
+    const c = registry.testType(id)?.categories ?? [];
     return sql`(${id}::int, ${c.includes('a11y')}::boolean, ${c.includes('pagespeed')}::boolean, ${c.includes('infosec')}::boolean, ${c.includes('webstandard')}::boolean)`;
   });
   await sql`select setseed(0.42)`.execute(db);
@@ -300,7 +299,7 @@ export async function benchApi(options: BenchApiOptions = {}): Promise<string> {
     const db = createDb(url, { max: 10 });
     stops.push(() => db.destroy());
     const config = loadConfig({ NODE_ENV: 'production' }, { databaseUrl: url, publicUrl: 'http://bench.example', rateLimitPerMinute: 1_000_000_000, demo: false });
-    const app = await buildApp({ db, config, registry: new PluginRegistry(BUILTIN_PLUGINS), version: 'bench' });
+    const app = await buildApp({ db, config, registry: await loadPlugins(), version: 'bench' });
     // Diagnostic (no goal): the real app's key check alone (the key cache after the first request), and a constant.
     app.get('/bench/key-only', async (request) => {
       await request.requireKey();
@@ -312,7 +311,7 @@ export async function benchApi(options: BenchApiOptions = {}): Promise<string> {
     if (!app.resultsCache.live) throw new Error('the API caches are not live (no LISTEN connection)');
     // Diagnostic (no goal): the same app with its caches off (no LISTEN connection), i.e. the cost of
     // every cache miss: the key and the data from the database, serialised per request.
-    const uncached = await buildApp({ db, config: { ...config, databaseUrl: null }, registry: new PluginRegistry(BUILTIN_PLUGINS), version: 'bench', databaseUrl: null });
+    const uncached = await buildApp({ db, config: { ...config, databaseUrl: null }, registry: await loadPlugins(), version: 'bench', databaseUrl: null });
     await uncached.listen({ host: '127.0.0.1', port: 0 });
     stops.push(() => uncached.close());
     const bare: FastifyInstance = Fastify({ logger: false });

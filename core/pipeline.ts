@@ -1,8 +1,10 @@
 /**
- * Gather once, rate many: run every selected plugin on one set of artifacts. A plugin that throws
- * or runs out of time yields an error outcome; it never sinks the others.
+ * Gather once, rate many: run every selected plugin on one set of artifacts. Like Lighthouse's
+ * runner, the pipeline enforces the plugin contract: required artifacts are checked before run(),
+ * a rating of a category the plugin did not declare is rejected, and a plugin that throws or runs
+ * out of time yields an error outcome; none of these sinks the others.
  */
-import { NOT_RATED, type Artifacts, type Finding, type Category, type PluginResult, type Probes, type TestPlugin } from './plugin-api.js';
+import { CATEGORIES, NOT_RATED, type Artifacts, type Finding, type Category, type PluginResult, type Probes, type TestPlugin } from './plugin-api.js';
 import type { Lang } from './i18n/langs.js';
 import { errorReports, renderReports, type Reports } from './report.js';
 import { round } from './rating.js';
@@ -21,39 +23,88 @@ export interface TestOutcome {
 }
 
 export interface RunPluginsOptions {
+  /**
+   * Not read: reports are rendered in every report language. Accepted only until core/engine.ts
+   * stops passing it.
+   * @deprecated
+   */
   lang?: Lang;
   probes: Probes;
   onPlugin?: (plugin: TestPlugin, outcome: TestOutcome) => void;
-  /** Run the plugins concurrently (default) or one by one. */
-  concurrent?: boolean;
+  /**
+   * The caller's limit (the job's time limit). Joined with each plugin's own timeout; when either
+   * aborts, the plugin's outcome is an error and the pipeline stops waiting for it at once.
+   */
+  signal?: AbortSignal;
 }
+
+/** Default time limit of one plugin's run(). */
+export const PLUGIN_TIMEOUT_MS = 30_000;
 
 function clampRating(r: number): number {
   if (r === NOT_RATED || !Number.isFinite(r)) return NOT_RATED;
   return round(Math.min(5, Math.max(1, r)), 5);
 }
 
+/** Artifacts the plugin declared and the gather step did not deliver (null or absent). */
+export function missingArtifacts(plugin: TestPlugin, artifacts: Artifacts): (keyof Artifacts)[] {
+  return plugin.meta.requiredArtifacts.filter((name) => artifacts[name] === null || artifacts[name] === undefined);
+}
+
+/** Settles with run()'s result, or rejects as soon as the signal aborts (the plugin may ignore it). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([work, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
+}
+
+function checkedRatings(plugin: TestPlugin, result: PluginResult): Partial<Record<Category, number>> {
+  const ratings: Partial<Record<Category, number>> = {};
+  for (const [k, v] of Object.entries(result.ratings ?? {})) {
+    if (v === undefined) continue;
+    if (!(CATEGORIES as readonly string[]).includes(k) || !plugin.meta.categories.includes(k as Category)) {
+      const declared = plugin.meta.categories.length ? plugin.meta.categories.join(', ') : 'none';
+      throw new Error(`the plugin rated the category "${k}", which its meta does not declare (declared: ${declared})`);
+    }
+    if (typeof v === 'number') ratings[k as Category] = clampRating(v);
+  }
+  return ratings;
+}
+
+/** Not rated, the reason in every report language and in json_check_data. */
+function errorOutcome(plugin: TestPlugin, message: string, started: number): TestOutcome {
+  return {
+    typeOfTest: plugin.meta.id,
+    rating: NOT_RATED,
+    ratings: {},
+    reports: errorReports(message),
+    findings: [],
+    data: { error: message },
+    error: message,
+    durationMs: Date.now() - started,
+  };
+}
+
 export async function runPlugin(plugin: TestPlugin, artifacts: Artifacts, options: RunPluginsOptions): Promise<TestOutcome> {
   const started = Date.now();
-  const timeoutMs = plugin.meta.timeoutMs ?? 30_000;
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
+  const timeoutMs = plugin.meta.timeoutMs ?? PLUGIN_TIMEOUT_MS;
+  const own = AbortSignal.timeout(timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, own]) : own;
+  const missing = missingArtifacts(plugin, artifacts);
+  if (missing.length) {
+    // Decided here once, for every plugin: run() never sees an artifact it declared as null.
+    return errorOutcome(plugin, `required artifact${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not collected by the page load`, started);
+  }
   try {
-    const result: PluginResult = await Promise.race([
-      Promise.resolve().then(() => plugin.run(artifacts, { lang: options.lang ?? 'sv', probes: options.probes, signal: controller.signal })),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          controller.abort();
-          reject(new Error(`took longer than ${timeoutMs} ms`));
-        }, timeoutMs);
-      }),
-    ]);
-    const ratings: Partial<Record<Category, number>> = {};
-    for (const [k, v] of Object.entries(result.ratings)) if (typeof v === 'number') ratings[k as Category] = clampRating(v);
+    const result = await untilAborted(Promise.resolve().then(() => plugin.run(artifacts, { probes: options.probes, signal })), signal);
     return {
       typeOfTest: plugin.meta.id,
       rating: clampRating(result.rating),
-      ratings,
+      ratings: checkedRatings(plugin, result),
       reports: renderReports(result),
       findings: result.findings,
       data: result.data ?? {},
@@ -61,32 +112,20 @@ export async function runPlugin(plugin: TestPlugin, artifacts: Artifacts, option
       durationMs: Date.now() - started,
     };
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    return {
-      typeOfTest: plugin.meta.id,
-      rating: NOT_RATED,
-      ratings: {},
-      reports: errorReports(message),
-      findings: [],
-      data: { error: message },
-      error: message,
-      durationMs: Date.now() - started,
-    };
-  } finally {
-    clearTimeout(timer);
+    let message = err instanceof Error ? err.message : String(err);
+    if (signal.aborted && err === signal.reason) {
+      message = own.aborted ? `took longer than ${timeoutMs} ms` : `stopped: ${options.signal?.reason instanceof Error ? options.signal.reason.message : String(options.signal?.reason)}`;
+    }
+    return errorOutcome(plugin, message, started);
   }
 }
 
 export async function runPlugins(plugins: readonly TestPlugin[], artifacts: Artifacts, options: RunPluginsOptions): Promise<TestOutcome[]> {
-  const one = async (p: TestPlugin) => {
-    const outcome = await runPlugin(p, artifacts, options);
-    options.onPlugin?.(p, outcome);
-    return outcome;
-  };
-  if (options.concurrent === false) {
-    const out: TestOutcome[] = [];
-    for (const p of plugins) out.push(await one(p));
-    return out;
-  }
-  return Promise.all(plugins.map(one));
+  return Promise.all(
+    plugins.map(async (p) => {
+      const outcome = await runPlugin(p, artifacts, options);
+      options.onPlugin?.(p, outcome);
+      return outcome;
+    }),
+  );
 }

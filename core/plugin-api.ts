@@ -162,10 +162,8 @@ export interface Probes {
 }
 
 export interface PluginContext {
-  /** Language the caller asked for; reports are produced in every report language anyway. */
-  lang: Lang;
   probes: Probes;
-  /** Aborted when the plugin's time is up. */
+  /** Aborted when the plugin's time is up or the job's time limit is reached; stop work then. */
   signal: AbortSignal;
 }
 
@@ -201,9 +199,12 @@ export interface PluginMeta {
   names: Localized;
   descriptions: Localized;
   active: boolean;
-  /** Categories the plugin rates (may be empty: rated on overall only). */
+  /** Categories the plugin rates (may be empty: rated on overall only); rating another is an error result. */
   categories: Category[];
-  /** Artifacts the plugin reads; the gather step may skip work nobody needs. */
+  /**
+   * Artifacts the plugin reads. The pipeline checks them before run(): when one is null or
+   * missing, the plugin is not run and its outcome is an error naming the artifact.
+   */
   requiredArtifacts: (keyof Artifacts)[];
   /** Time limit for run(), default 30 s. */
   timeoutMs?: number;

@@ -1,14 +1,21 @@
 /**
- * The plugin registry: built-in plugins plus third-party ones loaded by npm package name
- * (or path) from configuration. A third-party package's default export is a TestPlugin or an
- * array of them.
+ * The plugin registry: the built-in plugins, discovered one folder each in plugins/ (as
+ * graphile-worker finds its tasks in a folder, adding a folder is the whole change), plus
+ * third-party ones loaded by npm package name (or path) from configuration. A third-party
+ * package's default export is a TestPlugin or an array of them.
  */
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { CATEGORIES, type TestPlugin } from './plugin-api.js';
 import { LANGS } from './i18n/langs.js';
 import { PROJECT_ROOT } from './config.js';
+import { testTypeCatalogue, type TestType } from './catalogue.js';
+
+/** Where the built-in plugins live: one folder per test type, each with an index.ts. */
+export const BUILTIN_PLUGIN_DIR = path.join(PROJECT_ROOT, 'plugins');
 
 export class PluginRegistry {
   private readonly byId = new Map<number, TestPlugin>();
@@ -41,6 +48,16 @@ export class PluginRegistry {
     if (!ids) return this.all().filter((p) => p.meta.active);
     return ids.map((id) => this.byId.get(id)).filter((p): p is TestPlugin => p !== undefined);
   }
+
+  /** Every test type clients may meet: the registered plugins (available) and the static catalogue. */
+  testTypes(): TestType[] {
+    return testTypeCatalogue(this.all());
+  }
+
+  /** One test type by id, registered or static. */
+  testType(id: number): TestType | undefined {
+    return this.testTypes().find((t) => t.id === id);
+  }
 }
 
 export function assertValidPlugin(plugin: TestPlugin): void {
@@ -52,9 +69,41 @@ export function assertValidPlugin(plugin: TestPlugin): void {
     if (!m.names?.[lang]) throw new Error(`${where} has no name in ${lang}`);
     if (!m.descriptions?.[lang]) throw new Error(`${where} has no description in ${lang}`);
   }
-  for (const c of m.categories ?? []) {
+  if (typeof m.active !== 'boolean') throw new Error(`${where} has no boolean meta.active`);
+  if (!Array.isArray(m.categories)) throw new Error(`${where} has no meta.categories array`);
+  for (const c of m.categories) {
     if (!(CATEGORIES as readonly string[]).includes(c)) throw new Error(`${where} names an unknown category ${c}`);
   }
+  if (!Array.isArray(m.requiredArtifacts)) throw new Error(`${where} has no meta.requiredArtifacts array`);
+}
+
+/**
+ * Imports every `<dir>/<folder>/index.ts` (or index.js) in folder-name order. Each folder's
+ * default export must be a TestPlugin; anything else is an error naming the folder, so a broken
+ * plugin stops the start rather than silently vanishing from the catalogue.
+ */
+export async function discoverPlugins(dir: string = BUILTIN_PLUGIN_DIR): Promise<TestPlugin[]> {
+  const folders = (await readdir(dir, { withFileTypes: true }))
+    .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+    .map((e) => e.name)
+    .sort();
+  const out: TestPlugin[] = [];
+  for (const folder of folders) {
+    const index = ['index.ts', 'index.js'].map((f) => path.join(dir, folder, f)).find((f) => existsSync(f));
+    if (!index) throw new Error(`Plugin folder ${path.join(dir, folder)} has no index.ts`);
+    const mod = (await import(pathToFileURL(index).href)) as { default?: unknown };
+    const plugin = mod.default as TestPlugin;
+    if (!plugin || typeof plugin !== 'object' || !('meta' in plugin) || !('run' in plugin)) {
+      throw new Error(`${path.relative(PROJECT_ROOT, index)}: the default export is not a test plugin (an object with meta and run())`);
+    }
+    try {
+      assertValidPlugin(plugin);
+    } catch (err) {
+      throw new Error(`${path.relative(PROJECT_ROOT, index)}: ${(err as Error).message}`);
+    }
+    out.push(plugin);
+  }
+  return out.sort((a, b) => a.meta.id - b.meta.id);
 }
 
 /** Imports third-party plugins by package name (resolved from the project) or file path. */
@@ -72,4 +121,18 @@ export async function loadExternalPlugins(specifiers: readonly string[]): Promis
     }
   }
   return out;
+}
+
+export interface LoadPluginsOptions {
+  /** The folder to discover built-in plugins in (default plugins/). */
+  dir?: string;
+  /** npm package names or paths of third-party plugins (config.plugins). */
+  external?: readonly string[];
+}
+
+/** The registry a service runs with: the discovered built-ins plus the configured third-party plugins. */
+export async function loadPlugins(options: LoadPluginsOptions = {}): Promise<PluginRegistry> {
+  const registry = new PluginRegistry(await discoverPlugins(options.dir));
+  for (const p of await loadExternalPlugins(options.external ?? [])) registry.register(p);
+  return registry;
 }

@@ -9,7 +9,7 @@
  *                                 test a URL once, no database, with progress; print the results
  */
 import { parseArgs } from 'node:util';
-import { CATALOGUE } from '../core/catalogue.js';
+import type { PluginRegistry } from '../core/registry.js';
 import { loadConfig, type Config } from '../core/config.js';
 import { isLang, LANGS, reportLang, type Lang } from '../core/i18n/langs.js';
 import { TargetGuard } from '../core/net/target-guard.js';
@@ -72,9 +72,9 @@ async function serve(config: Config, parts: { api: boolean; runner: boolean }): 
   waitForSignal(service, log);
 }
 
-function formatOutcome(o: TestOutcome, lang: Lang): string {
+function formatOutcome(o: TestOutcome, lang: Lang, registry: PluginRegistry): string {
   const rl = reportLang(lang);
-  const name = CATALOGUE.find((t) => t.id === o.typeOfTest)?.names[lang] ?? `Test ${o.typeOfTest}`;
+  const name = registry.get(o.typeOfTest)?.meta.names[lang] ?? `Test ${o.typeOfTest}`;
   const r = o.reports[rl];
   const rating = o.rating < 1 ? '-' : o.rating.toFixed(2);
   const parts = [`== ${o.typeOfTest} ${name}: ${rating}`, r.overall, r.a11y, r.perf, r.sec, r.stand].filter(Boolean);
@@ -135,7 +135,7 @@ async function testCommand(config: Config, args: string[]): Promise<void> {
         })),
       }, null, 2) + '\n');
     } else {
-      for (const o of outcomes) process.stdout.write(formatOutcome(o, lang) + '\n');
+      for (const o of outcomes) process.stdout.write(formatOutcome(o, lang, registry) + '\n');
     }
   } finally {
     await pool.close();

@@ -13,9 +13,8 @@ import { createDb, type Db } from '../core/db/database.js';
 import { ensureDatabase, startEmbeddedPostgres } from '../core/db/embedded.js';
 import { migrateToLatest } from '../core/db/migrate.js';
 import { TargetGuard } from '../core/net/target-guard.js';
-import { PluginRegistry, loadExternalPlugins } from '../core/registry.js';
+import { loadPlugins, type PluginRegistry } from '../core/registry.js';
 import { importPublicSector } from '../core/store/sites.js';
-import { BUILTIN_PLUGINS } from '../plugins/index.js';
 import { BrowserPool, CHROMIUM_INSTALL_HINT } from './browser-pool.js';
 import { startDemo, type Demo } from './demo.js';
 import { runWorkerMigrations, startWorker } from './worker.js';
@@ -59,9 +58,7 @@ export async function openDatabase(config: Config, log: (line: string) => void =
 }
 
 export async function createRegistry(config: Config): Promise<PluginRegistry> {
-  const registry = new PluginRegistry(BUILTIN_PLUGINS);
-  for (const p of await loadExternalPlugins(config.plugins)) registry.register(p);
-  return registry;
+  return loadPlugins({ external: config.plugins });
 }
 
 export interface ServiceOptions {

@@ -1,9 +1,10 @@
 /**
- * The test-type catalogue: names and descriptions in six languages, ETag + 304, long caching.
+ * The test-type catalogue: the registered plugins' own metas plus the static entries no plugin
+ * runs, names and descriptions in six languages, ETag + 304, long caching.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import etag from '@fastify/etag';
-import { CATALOGUE, CATALOGUE_META, findTestType, type TestType } from '../../core/catalogue.js';
+import { CATALOGUE_META, type TestType } from '../../core/catalogue.js';
 import { LANGS, isLang, type Lang } from '../../core/i18n/langs.js';
 import { WebperfError } from '../../core/errors.js';
 import { errorResponses } from '../envelope.js';
@@ -72,7 +73,7 @@ const testTypes: FastifyPluginAsync = async (app) => {
   }, async (request) => {
     const lang = parseLang(request.query.lang);
     const onlyActive = request.query.active !== undefined && ACTIVE_VALUES.has(request.query.active.toLowerCase());
-    const tests = CATALOGUE.filter((t) => !onlyActive || t.active).map((t) => present(t, lang));
+    const tests = app.deps.registry.testTypes().filter((t) => !onlyActive || t.active).map((t) => present(t, lang));
     return { count: tests.length, meta: CATALOGUE_META, tests };
   });
 
@@ -90,7 +91,7 @@ const testTypes: FastifyPluginAsync = async (app) => {
     },
   }, async (request) => {
     const lang = parseLang(request.query.lang);
-    const t = findTestType(request.params.test_id);
+    const t = app.deps.registry.testType(request.params.test_id);
     if (!t) throw new WebperfError('TEST_TYPE_NOT_FOUND', `Unknown test id ${request.params.test_id}`);
     return { meta: CATALOGUE_META, test: present(t, lang) };
   });

@@ -7,7 +7,7 @@
  * warning (−1); a rule without impact counts as a warning. Report line per rule with its element
  * count ("Bilder saknar alternativtext (3 element)"), most severe first. No axe result → NOT_RATED.
  */
-import { catalogueMeta } from '../../core/catalogue.js';
+import { meta } from './meta.js';
 import { definePlugin, NOT_RATED, type AxeRuleResult, type Finding, type Severity } from '../../core/plugin-api.js';
 import { DEDUCTION, issueRatings } from '../../core/rating.js';
 import { RULE_TEXT_SV, STRINGS } from './strings.js';
@@ -34,10 +34,7 @@ function severityOf(impact: AxeRuleResult['impact']): Severity {
 }
 
 export default definePlugin({
-  meta: {
-    ...catalogueMeta(18),
-    requiredArtifacts: ['axe'],
-  },
+  meta,
   run(artifacts) {
     const axe = artifacts.axe;
     if (!axe) {

@@ -9,16 +9,13 @@
  * site and test date for the agency CSV.
  */
 import { ANALYTICS_TOOLS, detectAnalytics } from '../../core/analytics.js';
-import { catalogueMeta } from '../../core/catalogue.js';
+import { meta } from './meta.js';
 import { definePlugin, NOT_RATED } from '../../core/plugin-api.js';
 import { STRINGS } from './strings.js';
 
 
 export default definePlugin({
-  meta: {
-    ...catalogueMeta(101),
-    requiredArtifacts: ['network', 'mainDocument', 'scripts', 'cookies'],
-  },
+  meta,
   run(artifacts) {
     const detections = detectAnalytics({
       urls: artifacts.network.map((r) => r.url),

@@ -6,7 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import stylelint from 'stylelint';
-import { catalogueMeta } from '../../core/catalogue.js';
+import { meta } from './meta.js';
 import { definePlugin, NOT_RATED, type Finding, type Severity } from '../../core/plugin-api.js';
 import { issueRatings } from '../../core/rating.js';
 import { ERROR_RULES, STYLELINT_CONFIG, SYNTAX_ERROR_RULE, WARNING_RULES } from './rules.js';
@@ -41,11 +41,7 @@ async function lintSheet(code: string): Promise<LintMessage[]> {
 }
 
 export default definePlugin({
-  meta: {
-    ...catalogueMeta(27),
-    requiredArtifacts: ['stylesheets'],
-    timeoutMs: 60_000,
-  },
+  meta,
   async run(artifacts, { signal }) {
     const base = { linter: 'stylelint', version: STYLELINT_VERSION, rules: [...ERROR_RULES, ...WARNING_RULES] };
     if (artifacts.stylesheets.length === 0) {

@@ -15,7 +15,7 @@
  * Severity: html-validate's 2 (error) is an error finding, 1 (warn) a warning.
  */
 import { HtmlValidate, version as htmlValidateVersion, type Message } from 'html-validate';
-import { catalogueMeta } from '../../core/catalogue.js';
+import { meta } from './meta.js';
 import { definePlugin, NOT_RATED, type Finding, type Severity } from '../../core/plugin-api.js';
 import { issueRatings } from '../../core/rating.js';
 import { RULES, STRINGS } from './strings.js';
@@ -32,10 +32,7 @@ function severityOf(level: number): Severity {
 }
 
 export default definePlugin({
-  meta: {
-    ...catalogueMeta(28),
-    requiredArtifacts: ['mainDocument'],
-  },
+  meta,
   async run(artifacts) {
     const html = artifacts.mainDocument.html;
     if (!html.trim()) {

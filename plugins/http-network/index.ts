@@ -32,7 +32,7 @@
  * An HTTP page: its own origin is probed for a redirect and port 443 for TLS; when TLS answers,
  * HSTS is judged on https://host/.
  */
-import { catalogueMeta } from '../../core/catalogue.js';
+import { meta } from './meta.js';
 import { definePlugin, type Finding } from '../../core/plugin-api.js';
 import { issueRatings } from '../../core/rating.js';
 import { check, observatoryScore, type Check, type Modifier } from './check.js';
@@ -50,10 +50,7 @@ const SEEN_HEADERS = [
 ];
 
 export default definePlugin({
-  meta: {
-    ...catalogueMeta(21),
-    requiredArtifacts: ['mainDocument', 'network'],
-  },
+  meta,
   async run(artifacts, { probes }) {
     const page = new URL(artifacts.finalUrl || artifacts.mainDocument.url);
     const https = page.protocol === 'https:';

@@ -9,7 +9,7 @@
  * A short text (fewer than 200 words) is still rated, with a warning line in the summary;
  * a page without words is NOT_RATED.
  */
-import { catalogueMeta } from '../../core/catalogue.js';
+import { meta } from './meta.js';
 import { lix, SHORT_TEXT_WORDS, type LixBand } from '../../core/lix.js';
 import { definePlugin, NOT_RATED } from '../../core/plugin-api.js';
 import { STRINGS } from './strings.js';
@@ -25,10 +25,7 @@ export const LIX_RATING: Record<LixBand, number> = {
 };
 
 export default definePlugin({
-  meta: {
-    ...catalogueMeta(100),
-    requiredArtifacts: ['mainText'],
-  },
+  meta,
   run(artifacts) {
     const r = lix(artifacts.mainText ?? '');
     const data = {

@@ -8,7 +8,7 @@
  * json_check_data: `status` is the first answer (before redirects), `final_status` the last.
  */
 import { randomBytes } from 'node:crypto';
-import { catalogueMeta } from '../../core/catalogue.js';
+import { meta } from './meta.js';
 import { definePlugin, NOT_RATED, type Finding, type Severity, type ReportText } from '../../core/plugin-api.js';
 import { issueRatings } from '../../core/rating.js';
 import { primaryLang, readPage } from './page.js';
@@ -34,10 +34,7 @@ function sameUrl(a: string, b: string): boolean {
 }
 
 export default definePlugin({
-  meta: {
-    ...catalogueMeta(2),
-    requiredArtifacts: ['finalUrl', 'htmlLang'],
-  },
+  meta,
   async run(artifacts, { probes }) {
     const startUrl = artifacts.finalUrl || artifacts.requestedUrl;
     const origin = new URL(startUrl).origin;

@@ -4,7 +4,7 @@
  * a11y; best practice and SEO count toward the overall rating (the mean of the four).
  * One report line per failing audit (score < 0.9), severity by Lighthouse's score.
  */
-import { catalogueMeta } from '../../core/catalogue.js';
+import { meta } from './meta.js';
 import { definePlugin, NOT_RATED, type Finding, type ReportText } from '../../core/plugin-api.js';
 import { lighthouseRating, lighthouseSeverity, meanRating } from '../../core/rating.js';
 import { STRINGS } from './strings.js';
@@ -23,10 +23,7 @@ const METRICS: Record<string, string> = {
 const REPORTED_IN = { performance: 'pagespeed', accessibility: 'a11y' } as const;
 
 export default definePlugin({
-  meta: {
-    ...catalogueMeta(30),
-    requiredArtifacts: ['lighthouse'],
-  },
+  meta,
   run(artifacts) {
     const lh = artifacts.lighthouse;
     if (!lh) {

@@ -4,7 +4,7 @@
  * a guarded, memoised request beside the page load; the page itself is not loaded again.
  * security.txt findings rate infosec, the rest webstandard.
  */
-import { catalogueMeta } from '../../core/catalogue.js';
+import { meta } from './meta.js';
 import { definePlugin } from '../../core/plugin-api.js';
 import { issueRatings } from '../../core/rating.js';
 import { checkFeeds } from './feeds.js';
@@ -15,11 +15,7 @@ import { STRINGS } from './strings.js';
 
 
 export default definePlugin({
-  meta: {
-    ...catalogueMeta(9),
-    requiredArtifacts: ['finalUrl', 'mainDocument'],
-    timeoutMs: 60_000,
-  },
+  meta,
   async run(artifacts, { probes }) {
     const startUrl = artifacts.finalUrl || artifacts.requestedUrl;
     const origin = new URL(startUrl).origin;

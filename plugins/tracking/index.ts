@@ -20,7 +20,7 @@
  * lines, so a site is judged on what it tries to set, not on this browser's settings.
  */
 import { detectAnalytics } from '../../core/analytics.js';
-import { catalogueMeta } from '../../core/catalogue.js';
+import { meta } from './meta.js';
 import { cookieHost, sameSite } from '../../core/gather/site.js';
 import { definePlugin, type CookieRecord, type Finding } from '../../core/plugin-api.js';
 import { issueRatings, round } from '../../core/rating.js';
@@ -68,10 +68,7 @@ export function thirdPartyHosts(urls: readonly string[], pageHost: string): { ho
 }
 
 export default definePlugin({
-  meta: {
-    ...catalogueMeta(23),
-    requiredArtifacts: ['network', 'cookies', 'mainDocument', 'scripts'],
-  },
+  meta,
   run(artifacts) {
     const pageHost = new URL(artifacts.finalUrl || artifacts.mainDocument.url).hostname.replace(/^\[|\]$/g, '');
     const hosts = thirdPartyHosts(artifacts.network.map((r) => r.url), pageHost);

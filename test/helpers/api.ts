@@ -4,8 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/app.js';
 import { loadConfig, type Config } from '../../core/config.js';
-import { PluginRegistry } from '../../core/registry.js';
-import { BUILTIN_PLUGINS } from '../../plugins/index.js';
+import { loadPlugins, type PluginRegistry } from '../../core/registry.js';
 import { createTestDb, type TestDb } from './db.js';
 
 export interface TestApi extends TestDb {
@@ -17,7 +16,7 @@ export interface TestApi extends TestDb {
 export async function buildTestApi(t: { teardown(fn: () => unknown): void }, overrides: Partial<Config> = {}): Promise<TestApi> {
   const testDb = await createTestDb(t);
   const config = loadConfig({ NODE_ENV: 'test' }, { publicUrl: 'http://webperf.test', databaseUrl: testDb.url, ...overrides });
-  const registry = new PluginRegistry(BUILTIN_PLUGINS);
+  const registry = await loadPlugins({ external: config.plugins });
   const app = await buildApp({ db: testDb.db, config, registry, version: '1.0.0', databaseUrl: testDb.url });
   await app.ready();
   t.teardown(() => app.close());

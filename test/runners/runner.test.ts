@@ -7,13 +7,11 @@ import { parseCrontab } from 'graphile-worker';
 import { buildTestApi } from '../helpers/api.js';
 import { testBrowserPool } from '../helpers/fixture-artifacts.js';
 import { TargetGuard } from '../../core/net/target-guard.js';
-import { PluginRegistry } from '../../core/registry.js';
+import { PluginRegistry, discoverPlugins } from '../../core/registry.js';
 import { definePlugin } from '../../core/plugin-api.js';
-import { CATALOGUE } from '../../core/catalogue.js';
 import { startDemo } from '../../runners/demo.js';
 import { startWorker } from '../../runners/worker.js';
 import { CRONTAB } from '../../runners/tasks/schedule-followed-sites.js';
-import { BUILTIN_PLUGINS } from '../../plugins/index.js';
 import type { Db } from '../../core/db/database.js';
 
 async function waitForRun(db: Db, runId: number, ms = 120_000) {
@@ -26,7 +24,8 @@ async function waitForRun(db: Db, runId: number, ms = 120_000) {
   }
 }
 
-const names = CATALOGUE.find((x) => x.id === 101)!;
+const builtins = await discoverPlugins();
+const names = builtins.find((p) => p.meta.id === 101)!.meta;
 /** A plugin that always throws: its error result must not sink the run. */
 const throwing = definePlugin({
   meta: { id: 990, names: names.names, descriptions: names.descriptions, active: true, categories: [], requiredArtifacts: [] },
@@ -43,7 +42,7 @@ t.test('the demo site is registered, tested by a real runner, and its scores app
   t.teardown(() => demo.close());
   t.equal((await stat(path.join(dataDir, 'demo.json'))).mode & 0o777, 0o600, 'the demo key file is private to its owner');
 
-  const registry = new PluginRegistry([...BUILTIN_PLUGINS, throwing]);
+  const registry = new PluginRegistry([...builtins, throwing]);
   const worker = await startWorker({
     db, connectionString: url, pool: testBrowserPool(), guard: new TargetGuard([new URL(demo.url).origin]), registry,
     concurrency: 1, jobTimeoutMs: 120_000, schedule: false,
@@ -110,7 +109,7 @@ t.test('a job over its hard time limit fails the run; the guard refuses a loopba
   const { queueRun } = await import('../../core/store/runs.js');
   const worker = await startWorker({
     db, connectionString: url, pool: testBrowserPool(), guard: new TargetGuard([new URL(slowUrl).origin]),
-    registry: new PluginRegistry(BUILTIN_PLUGINS), concurrency: 1, jobTimeoutMs: 3_000, schedule: false,
+    registry: new PluginRegistry(builtins), concurrency: 1, jobTimeoutMs: 3_000, schedule: false,
   });
   t.teardown(() => worker.stop());
   const slowRun = await queueRun(db, { siteId: site.id, url: slowUrl });
