@@ -1,6 +1,8 @@
 /**
  * Arrange a real fixture website on loopback and load it once in a real Chromium through the
  * gather step, as the runner does. The guard allowlists loopback, as the test suite must.
+ * For cases no browser loads (probe-only plugins, hand-made edge cases), makeArtifacts is the one
+ * factory of an artifacts object: tests never spell out the whole shape themselves.
  */
 import path from 'node:path';
 import tap from 'tap';
@@ -46,4 +48,30 @@ export async function loadFixture(t: { teardown(fn: () => unknown): void }, name
   const url = site.url + pagePath;
   const artifacts = await gather(url, { browser, guard: LOOPBACK_GUARD });
   return { url, artifacts, probes: createProbes(LOOPBACK_GUARD) };
+}
+
+/** Artifacts of a page at `url` nobody loaded: every field empty (axe and Lighthouse null), then `fields`. */
+export function makeArtifacts(url: string, fields: Partial<Artifacts> = {}): Artifacts {
+  return {
+    requestedUrl: url,
+    finalUrl: url,
+    mainDocument: { url, status: 200, headers: {}, html: '' },
+    network: [],
+    cookies: [],
+    renderedText: '',
+    mainText: '',
+    htmlLang: '',
+    consoleErrors: [],
+    axe: null,
+    lighthouse: null,
+    stylesheets: [],
+    scripts: [],
+    ...fields,
+  };
+}
+
+/** Artifacts for a probe-only case: the start page at `url` as served (one guarded probe), nothing from a browser. */
+export async function servedArtifacts(url: string, probes: Probes, htmlLang: string): Promise<Artifacts> {
+  const page = await probes.fetch(url);
+  return makeArtifacts(url, { mainDocument: { url, status: page.status, headers: page.headers, html: page.body }, htmlLang });
 }

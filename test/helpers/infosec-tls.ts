@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Artifacts, NetworkRecord, Probes } from '../../core/plugin-api.js';
+import { makeArtifacts } from './fixture-artifacts.js';
 
 const run = promisify(execFile);
 
@@ -151,19 +152,11 @@ export function networkRecord(url: string, resourceType: string, extra: Partial<
  * unknown: HTTP/2 is then judged from the TLS probe's ALPN.
  */
 export function httpsPageArtifacts(url: string, headers: Record<string, string>, subresources: NetworkRecord[] = []): Artifacts {
-  return {
-    requestedUrl: url,
-    finalUrl: url,
+  return makeArtifacts(url, {
     mainDocument: { url, status: 200, headers, html: PAGE },
     network: [networkRecord(url, 'Document', { responseHeaders: headers }), ...subresources],
-    cookies: [],
     renderedText: 'TLS fixture',
     mainText: 'TLS fixture',
     htmlLang: 'en',
-    consoleErrors: [],
-    axe: null,
-    lighthouse: null,
-    stylesheets: [],
-    scripts: [],
-  };
+  });
 }

@@ -1,22 +1,49 @@
 /**
- * The plugin contract, for every registered plugin (built-in and third-party loaded by package
- * name from configuration) against the good and the flawed fixture sites.
+ * The plugin contract: how plugins are found (one folder each in plugins/, third-party ones by
+ * package name), what every registered plugin must honour on the good and the flawed fixture
+ * sites, and what the pipeline enforces around run(): required artifacts, declared categories,
+ * errors and time limits. Last, a plugin folder made at test time is listed, ordered and rated by
+ * a real runner without any other file changing.
  */
+import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import t from 'tap';
-import { CATEGORIES, NOT_RATED, definePlugin } from '../../core/plugin-api.js';
+import type { Runner } from 'graphile-worker';
+import { buildApp } from '../../api/app.js';
+import { STATIC_TEST_TYPES } from '../../core/catalogue.js';
+import { findChromium, loadConfig } from '../../core/config.js';
 import { LANGS } from '../../core/i18n/langs.js';
+import { TargetGuard } from '../../core/net/target-guard.js';
+import { CATEGORIES, NOT_RATED, definePlugin, type PluginMeta, type PluginResult, type TestPlugin } from '../../core/plugin-api.js';
 import { runPlugin, runPlugins } from '../../core/pipeline.js';
-import { PluginRegistry, loadExternalPlugins } from '../../core/registry.js';
-import { loadConfig } from '../../core/config.js';
-import { BUILTIN_PLUGINS } from '../../plugins/index.js';
-import { CATALOGUE } from '../../core/catalogue.js';
-import { loadFixture } from '../helpers/fixture-artifacts.js';
+import { BUILTIN_PLUGIN_DIR, PluginRegistry, discoverPlugins, loadExternalPlugins, loadPlugins } from '../../core/registry.js';
+import { createKey } from '../../core/store/keys.js';
+import { createSite } from '../../core/store/sites.js';
+import { BrowserPool } from '../../runners/browser-pool.js';
+import { startStaticSite } from '../../runners/static-site.js';
+import { startWorker } from '../../runners/worker.js';
+import { createTestDb } from '../helpers/db.js';
+import { fixtureRoot, loadFixture, makeArtifacts } from '../helpers/fixture-artifacts.js';
 
 const config = loadConfig({ WEBPERF_PLUGINS: 'webperf-plugin-example' });
+const builtins = await discoverPlugins();
 const external = await loadExternalPlugins(config.plugins);
-const registry = new PluginRegistry([...BUILTIN_PLUGINS, ...external]);
+const registry = new PluginRegistry([...builtins, ...external]);
 const good = await loadFixture(t, 'good');
 const flawed = await loadFixture(t, 'flawed');
+
+/** Names and descriptions for the throwaway plugins below, borrowed from a real one. */
+const texts = { names: registry.get(150)!.meta.names, descriptions: registry.get(150)!.meta.descriptions };
+const testMeta = (id: number, extra: Partial<PluginMeta> = {}): PluginMeta => ({ id, ...texts, active: true, categories: [], requiredArtifacts: [], ...extra });
+const result = (extra: Partial<PluginResult> = {}): PluginResult => ({ rating: 4, ratings: {}, findings: [], summary: { sv: 'Klart.', en: 'Done.' }, data: {}, ...extra });
+
+/** A scratch plugins directory, removed when the test ends. */
+async function scratchDir(t: { teardown(fn: () => unknown): void }, prefix: string): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 t.test('third-party plugins load by npm package name from configuration', async (t) => {
   t.same(external.map((p) => p.meta.id), [150]);
@@ -25,12 +52,30 @@ t.test('third-party plugins load by npm package name from configuration', async 
   t.throws(() => registry.register(external[0]), /Two plugins claim type_of_test 150/);
 });
 
-t.test('every built-in family is registered with its catalogue id', async (t) => {
-  t.same(
-    BUILTIN_PLUGINS.map((p) => p.meta.id).sort((a, b) => a - b),
-    CATALOGUE.filter((c) => c.available).map((c) => c.id),
-    'the catalogue marks exactly the built-in plugins as available',
-  );
+t.test('the built-ins are discovered one per folder of plugins/, each with its identity in meta.ts', async (t) => {
+  const folders = (await readdir(BUILTIN_PLUGIN_DIR, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
+  t.equal(builtins.length, folders.length, 'one plugin per folder');
+  t.same(builtins.map((p) => p.meta.id), [...builtins.map((p) => p.meta.id)].sort((a, b) => a - b), 'in id order');
+  for (const folder of folders) {
+    const { default: plugin } = (await import(path.join(BUILTIN_PLUGIN_DIR, folder, 'index.js'))) as { default: TestPlugin };
+    const { meta } = (await import(path.join(BUILTIN_PLUGIN_DIR, folder, 'meta.js'))) as { meta: PluginMeta };
+    t.equal(plugin.meta, meta, `plugins/${folder}: index.ts declares the meta of its meta.ts`);
+    t.equal(builtins.find((p) => p.meta.id === meta.id), plugin, `plugins/${folder}: discovered as type ${meta.id}`);
+  }
+  const staticIds = new Set(STATIC_TEST_TYPES.map((s) => s.id));
+  t.same(registry.ids().filter((id) => staticIds.has(id)), [], 'the static catalogue keeps only ids no plugin runs');
+});
+
+t.test('discovery fails clearly on a folder that is not a plugin', async (t) => {
+  const dir = await scratchDir(t, 'webperf-plugins-bad-');
+  await mkdir(path.join(dir, 'not-a-plugin'));
+  await writeFile(path.join(dir, 'not-a-plugin', 'index.ts'), 'export default { hello: "world" };\n');
+  await t.rejects(discoverPlugins(dir), /not-a-plugin\/index\.ts: the default export is not a test plugin \(an object with meta and run\(\)\)$/);
+  await rm(path.join(dir, 'not-a-plugin', 'index.ts'));
+  await t.rejects(discoverPlugins(dir), { message: `Plugin folder ${path.join(dir, 'not-a-plugin')} has no index.ts` });
+  const noEnglish = { ...testMeta(161), names: { sv: 'Bara svenska' } };
+  await writeFile(path.join(dir, 'not-a-plugin', 'index.ts'), `export default { meta: ${JSON.stringify(noEnglish)}, run() {} };\n`);
+  await t.rejects(discoverPlugins(dir), /not-a-plugin\/index\.ts: Plugin 161 has no name in en$/);
 });
 
 for (const plugin of registry.all()) {
@@ -60,17 +105,13 @@ for (const plugin of registry.all()) {
 }
 
 t.test('a plugin that throws yields an error result and the others still run', async (t) => {
-  const entry = CATALOGUE.find((c) => c.id === 101)!;
   const throwing = definePlugin({
-    meta: { id: 991, names: entry.names, descriptions: entry.descriptions, active: true, categories: [], requiredArtifacts: [] },
+    meta: testMeta(991),
     run() {
       throw new TypeError('cannot read x of undefined');
     },
   });
-  const slow = definePlugin({
-    meta: { id: 992, names: entry.names, descriptions: entry.descriptions, active: true, categories: [], requiredArtifacts: [], timeoutMs: 50 },
-    run: () => new Promise(() => {}),
-  });
+  const slow = definePlugin({ meta: testMeta(992, { timeoutMs: 50 }), run: () => new Promise(() => {}) });
   const outcomes = await runPlugins([throwing, slow, registry.get(150)!], good.artifacts, { probes: good.probes });
   t.same(outcomes.map((o) => [o.typeOfTest, o.rating, o.error]), [
     [991, -1, 'cannot read x of undefined'],
@@ -79,4 +120,158 @@ t.test('a plugin that throws yields an error result and the others still run', a
   ]);
   t.equal(outcomes[0].reports.sv.overall, 'Testet kunde inte genomföras: cannot read x of undefined');
   t.same(outcomes[2].data, { title: 'Harbour Library', length: 15 });
+});
+
+t.test('required artifacts are checked before run(): a missing one is an error outcome naming it', async (t) => {
+  let runs = 0;
+  const needsLighthouse = definePlugin({
+    meta: testMeta(993, { requiredArtifacts: ['mainDocument', 'lighthouse', 'axe'] }),
+    run: () => {
+      runs += 1;
+      return result();
+    },
+  });
+  const artifacts = makeArtifacts('http://127.0.0.1:9/', { axe: { version: '4.14.1', violations: [], passes: 1, incomplete: 0 } });
+  const one = await runPlugin(needsLighthouse, artifacts, { probes: good.probes });
+  t.equal(runs, 0, 'run() is not called');
+  t.strictSame(
+    { rating: one.rating, ratings: one.ratings, error: one.error, data: one.data, findings: one.findings },
+    { rating: NOT_RATED, ratings: {}, error: 'required artifact lighthouse not collected by the page load', data: { error: 'required artifact lighthouse not collected by the page load' }, findings: [] },
+  );
+  t.equal(one.reports.en.overall, 'The test could not be completed: required artifact lighthouse not collected by the page load');
+  t.equal(one.reports.sv.overall, 'Testet kunde inte genomföras: required artifact lighthouse not collected by the page load');
+
+  const two = await runPlugin(needsLighthouse, makeArtifacts('http://127.0.0.1:9/'), { probes: good.probes });
+  t.equal(two.error, 'required artifacts lighthouse, axe not collected by the page load');
+  t.equal(runs, 0);
+
+  const all = await runPlugin(needsLighthouse, { ...artifacts, lighthouse: good.artifacts.lighthouse }, { probes: good.probes });
+  t.equal(all.error, null, 'with every artifact present the plugin runs');
+  t.equal(all.rating, 4);
+  t.equal(runs, 1);
+});
+
+t.test('a plugin that rates a category it did not declare is an error result', async (t) => {
+  const sneaky = definePlugin({ meta: testMeta(994, { categories: ['webstandard'] }), run: () => result({ ratings: { webstandard: 5, infosec: 2 } }) });
+  const unknown = definePlugin({ meta: testMeta(995), run: () => result({ ratings: { seo: 3 } as PluginResult['ratings'] }) });
+  const honest = definePlugin({ meta: testMeta(996, { categories: ['webstandard', 'infosec'] }), run: () => result({ ratings: { webstandard: 5, infosec: 2 } }) });
+  const [a, b, c] = await runPlugins([sneaky, unknown, honest], good.artifacts, { probes: good.probes });
+  t.strictSame([a.rating, a.ratings, a.error], [NOT_RATED, {}, 'the plugin rated the category "infosec", which its meta does not declare (declared: webstandard)']);
+  t.strictSame([b.rating, b.ratings, b.error], [NOT_RATED, {}, 'the plugin rated the category "seo", which its meta does not declare (declared: none)']);
+  t.strictSame([c.rating, c.ratings, c.error], [4, { webstandard: 5, infosec: 2 }, null]);
+});
+
+t.test("the caller's signal stops every plugin at once and aborts the signal each plugin sees", async (t) => {
+  const seen: AbortSignal[] = [];
+  const hanging = (id: number) =>
+    definePlugin({
+      // An hour: only the caller's signal can end these within the test.
+      meta: testMeta(id, { timeoutMs: 3_600_000 }),
+      run: (_a, { signal }) => {
+        seen.push(signal);
+        return new Promise<never>(() => {});
+      },
+    });
+  const job = new AbortController();
+  const pending = runPlugins([hanging(997), hanging(998)], good.artifacts, { probes: good.probes, signal: job.signal });
+  // Abort once both plugins have started (run() is called on the next microtask).
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(seen.length, 2, 'both plugins started');
+  job.abort(new Error('job time limit of 120000 ms reached'));
+  const outcomes = await pending;
+  t.same(outcomes.map((o) => [o.typeOfTest, o.rating, o.error]), [
+    [997, -1, 'stopped: job time limit of 120000 ms reached'],
+    [998, -1, 'stopped: job time limit of 120000 ms reached'],
+  ]);
+  t.ok(seen.every((s) => s.aborted), 'each plugin saw its signal abort');
+
+  let called = false;
+  const late = definePlugin({ meta: testMeta(999), run: () => ((called = true), result()) });
+  const [before] = await runPlugins([late], good.artifacts, { probes: good.probes, signal: AbortSignal.abort(new Error('already over')) });
+  t.equal(before.error, 'stopped: already over', 'an already aborted signal gives an error outcome');
+  t.equal(called, false, 'and run() is not called');
+});
+
+t.test('a plugin folder added at test time is listed, ordered through POST /retest/ and rated by a real runner', async (t) => {
+  // A plugins directory holding the built-in folders (linked) plus one new folder, and nothing else.
+  const dir = await scratchDir(t, 'webperf-plugins-');
+  for (const folder of (await readdir(BUILTIN_PLUGIN_DIR, { withFileTypes: true })).filter((e) => e.isDirectory())) {
+    await symlink(path.join(BUILTIN_PLUGIN_DIR, folder.name), path.join(dir, folder.name), 'dir');
+  }
+  await mkdir(path.join(dir, 'page-language'));
+  const meta = testMeta(160, {
+    names: { sv: 'Sidans språk', en: 'Page language', da: 'Sidens sprog', no: 'Sidens språk', fi: 'Sivun kieli', is: 'Tungumál síðu' },
+    categories: ['webstandard'],
+    requiredArtifacts: ['htmlLang', 'mainDocument'],
+  });
+  await writeFile(path.join(dir, 'page-language', 'meta.ts'), `export const meta = ${JSON.stringify(meta)};\n`);
+  await writeFile(
+    path.join(dir, 'page-language', 'index.ts'),
+    [
+      "import { meta } from './meta.js';",
+      'export default {',
+      '  meta,',
+      '  run(artifacts) {',
+      '    const rating = artifacts.htmlLang ? 5 : 1;',
+      "    const summary = { sv: `Språk: ${artifacts.htmlLang || 'inget'}`, en: `Language: ${artifacts.htmlLang || 'none'}` };",
+      '    return { rating, ratings: { webstandard: rating }, findings: [], summary, data: { lang: artifacts.htmlLang, status: artifacts.mainDocument.status } };',
+      '  },',
+      '};',
+      '',
+    ].join('\n'),
+  );
+
+  const plugins = await loadPlugins({ dir });
+  t.same(plugins.ids(), [...builtins.map((p) => p.meta.id), 160].sort((a, b) => a - b), 'the built-ins and the new type');
+
+  const testDb = await createTestDb(t);
+  const { db } = testDb;
+  const appConfig = loadConfig({ NODE_ENV: 'test' }, { publicUrl: 'http://webperf.test', databaseUrl: testDb.url, rateLimitPerMinute: 100_000 });
+  const app = await buildApp({ db, config: appConfig, registry: plugins, version: '1.0.0', databaseUrl: testDb.url });
+  t.teardown(() => app.close());
+
+  const listed = await app.inject({ method: 'GET', url: '/v1/tests?lang=en' });
+  t.equal(listed.statusCode, 200);
+  t.strictSame(
+    listed.json().tests.find((x: { id: number }) => x.id === 160),
+    { id: 160, active: true, available: true, categories: ['webstandard'], lang: 'en', name: 'Page language', description: meta.descriptions.en },
+    '/v1/tests lists the new type',
+  );
+  const one = await app.inject({ method: 'GET', url: '/v1/tests/160?lang=sv' });
+  t.equal(one.json().test.name, 'Sidans språk', '/v1/tests/160 answers');
+
+  const site = await startStaticSite(fixtureRoot('good'));
+  t.teardown(() => site.close());
+  await db.insertInto('premium_levels').values({ name: 'standard', monthly_quota: 100 }).execute();
+  const siteId = await createSite(db, { title: 'God kommun', url: site.url, premiumLevel: 'standard' });
+  const key = (await createKey(db, { kind: 'standard', siteIds: [siteId] })).key;
+
+  const pool = new BrowserPool(findChromium(process.env.CHROMIUM_PATH));
+  let worker: Runner | null = null;
+  t.teardown(async () => {
+    await worker?.stop();
+    await pool.close();
+  });
+  worker = await startWorker({
+    db, connectionString: testDb.url, pool, guard: new TargetGuard([new URL(site.url).origin]), registry: plugins,
+    concurrency: 1, jobTimeoutMs: 110_000, schedule: false,
+  });
+
+  const res = await app.inject({ method: 'POST', url: '/retest/', headers: { 'api-key': key, 'site-id': String(siteId), testnums: '[160]' } });
+  t.equal(res.statusCode, 200, res.body);
+  t.same(res.json().test_types, [160]);
+  const runId: number = res.json().run_id;
+  // Wait for the runner; the test's own timeout bounds this loop.
+  let run = await db.selectFrom('test_runs').select(['status', 'error']).where('id', '=', runId).executeTakeFirstOrThrow();
+  while (run.status !== 'done' && run.status !== 'failed') {
+    await new Promise((r) => setTimeout(r, 250));
+    run = await db.selectFrom('test_runs').select(['status', 'error']).where('id', '=', runId).executeTakeFirstOrThrow();
+  }
+  t.strictSame(run, { status: 'done', error: null });
+  const rows = await db.selectFrom('test_results').select(['type_of_test', 'rating', 'rating_webstandard', 'error', 'json_check_data']).where('run_id', '=', runId).execute();
+  t.strictSame(
+    rows.map((r) => [r.type_of_test, Number(r.rating), Number(r.rating_webstandard), r.error, r.json_check_data]),
+    [[160, 5, 5, null, { lang: 'en', status: 200 }]],
+    'rated by the new plugin on the page the runner loaded',
+  );
 });

@@ -1,0 +1,162 @@
+/**
+ * Type 9, Standard files (plugins/standard-files). The good and flawed fixture sites are each
+ * gathered once in a real Chromium; the standards-* fixtures need probes only, so their artifacts
+ * are the served start page (servedArtifacts).
+ * Expected ratings are worked out here from the reference rules (webperf-reference.md): each
+ * failing rule deducts 10 (error) or 1 (warning) from 100, rating = max(1, score / 100 × 5),
+ * overall = mean of the categories.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import { createProbes } from '../../core/net/probes.js';
+import { startStaticSite } from '../../runners/static-site.js';
+import standardFiles from '../../plugins/standard-files/index.js';
+import { fixtureRoot, loadFixture, LOOPBACK_GUARD, servedArtifacts } from '../helpers/fixture-artifacts.js';
+import { e, findingsOf, mean, rate, rating, reportLines, w, type Expected } from '../helpers/plugin-outcomes.js';
+
+// The good fixture's security.txt has a fixed Expires date; what it deserves depends on today.
+const YEAR_MS = 365 * 86_400_000;
+const goodExpires = /^Expires:\s*(\S+)/m.exec(readFileSync(path.join(fixtureRoot('good'), '.well-known', 'security.txt'), 'utf8'))![1];
+const goodSecurity: Expected =
+  Date.parse(goodExpires) < Date.now()
+    ? { 'security-txt-expired': e(1, 'infosec') }
+    : Date.parse(goodExpires) - Date.now() > YEAR_MS
+      ? { 'security-txt-expires-too-far': w(1, 'infosec') }
+      : {};
+const goodSecurityRating = rating(goodSecurity['security-txt-expired'] ? 1 : 0, goodSecurity['security-txt-expires-too-far'] ? 1 : 0);
+
+// One gather per fixture for the whole file.
+const good = await loadFixture(t, 'good');
+const flawed = await loadFixture(t, 'flawed');
+const goodOrigin = new URL(good.url).origin;
+const flawedOrigin = new URL(flawed.url).origin;
+
+t.test('type 9 Standard files', async (t) => {
+  t.equal(standardFiles.meta.id, 9);
+  t.same(standardFiles.meta.categories, ['webstandard', 'infosec']);
+
+  t.test('the good fixture has every file', async (t) => {
+    const { outcome, result } = await rate(standardFiles, good.artifacts, createProbes(LOOPBACK_GUARD));
+    t.same(findingsOf(result), goodSecurity);
+    t.same(outcome.ratings, { webstandard: 5, infosec: goodSecurityRating });
+    t.equal(outcome.rating, mean(5, goodSecurityRating)); // today: (5 + 4.95) / 2 → 4.98
+    t.same(outcome.data, {
+      robots: { status: 200, found: true, sitemaps: [`${goodOrigin}/sitemap.xml`], allows_start_page: true },
+      sitemaps: [{ url: `${goodOrigin}/sitemap.xml`, status: 200, well_formed: true, entries: 1 }],
+      security_txt: { status: 200, found: true, contact: ['mailto:security@harbour-library.example'], expires: goodExpires, expired: Date.parse(goodExpires) < Date.now() },
+      feeds: [{ url: `${goodOrigin}/feed.xml`, status: 200, ok: true }],
+    });
+    t.same(reportLines(outcome, 'sv'), ['Standarder: Betyg: 5.00', '- Inget att förbättra hittades.']);
+    if (goodSecurity['security-txt-expires-too-far']) {
+      t.same(reportLines(outcome, 'en', 'sec'), [
+        'Integrity & Security: Rating: 4.95',
+        `- security.txt is valid for more than a year ahead (Expires: ${goodExpires}); RFC 9116 recommends less than a year.`,
+      ]);
+    }
+    t.match(outcome.reports.en.overall, /^robots\.txt: found\. Sitemap addresses: 1\. security\.txt: found\. Working feeds: 1\.\nRating: \d\.\d\d$/);
+  });
+
+  t.test('the flawed fixture answers every file with its start page (soft 404)', async (t) => {
+    const { outcome, result } = await rate(standardFiles, flawed.artifacts, createProbes(LOOPBACK_GUARD));
+    t.same(findingsOf(result), {
+      'robots-txt-missing': e(),
+      'sitemap-missing': e(),
+      'feed-missing': w(),
+      'security-txt-missing': w(1, 'infosec'),
+    });
+    const stand = rating(2, 1); // 100 − 10 × 2 − 1 → 79 → 3.95
+    const sec = rating(0, 1); // 100 − 1 → 99 → 4.95
+    t.same(outcome.ratings, { webstandard: stand, infosec: sec });
+    t.equal(outcome.rating, mean(stand, sec)); // 4.45
+    t.equal(outcome.rating, 4.45);
+    const data = outcome.data as any;
+    t.same(data.robots, { status: 200, found: false, sitemaps: [], allows_start_page: null });
+    t.same(data.sitemaps.map((s: any) => [s.url, s.status, s.well_formed]), [
+      [`${flawedOrigin}/sitemap.xml`, 200, null],
+      [`${flawedOrigin}/sitemap_index.xml`, 200, null],
+    ]);
+    t.same(data.security_txt, { status: 200, found: false, contact: [], expires: null, expired: null });
+    t.same(data.feeds, []);
+    t.same(reportLines(outcome, 'sv'), [
+      'Standarder: Betyg: 3.95',
+      '- robots.txt saknas: adressen svarade 200 med text/html, inte 200 med text/plain.',
+      '- Ingen webbplatskarta: robots.txt anger ingen och varken /sitemap.xml eller /sitemap_index.xml finns.',
+      '- Sidan länkar inte till något RSS- eller Atom-flöde (<link rel="alternate">).',
+    ]);
+    t.same(reportLines(outcome, 'en', 'sec'), [
+      'Integrity & Security: Rating: 4.95',
+      '- security.txt is missing at /.well-known/security.txt (RFC 9116): it tells how to report security problems.',
+    ]);
+  });
+
+  t.test('standards-broken: disallowed start page, bad sitemaps, a dead feed, an expired security.txt', async (t) => {
+    const site = await startStaticSite(fixtureRoot('standards-broken'));
+    t.teardown(() => site.close());
+    const probes = createProbes(LOOPBACK_GUARD);
+    const origin = new URL(site.url).origin;
+    const { outcome, result } = await rate(standardFiles, await servedArtifacts(site.url, probes, 'sv'), probes);
+    t.same(findingsOf(result), {
+      'robots-txt-disallows-start-page': w(),
+      'sitemap-unreachable': e(),
+      'sitemap-malformed': e(),
+      'sitemap-empty': w(),
+      'feed-broken': e(),
+      'security-txt-expired': e(1, 'infosec'),
+    });
+    const stand = rating(3, 2); // 100 − 10 × 3 − 2 → 68 → 3.40
+    const sec = rating(1, 0); // 100 − 10 → 90 → 4.50
+    t.same(outcome.ratings, { webstandard: stand, infosec: sec });
+    t.equal(outcome.rating, mean(stand, sec)); // 3.95
+    const data = outcome.data as any;
+    t.same(data.robots, {
+      status: 200,
+      found: true,
+      sitemaps: [`${origin}/sitemap-broken.xml`, `${origin}/sitemap-empty.xml`, `${origin}/sitemap-gone.xml`],
+      allows_start_page: false,
+    });
+    t.same(data.sitemaps, [
+      { url: `${origin}/sitemap-broken.xml`, status: 200, well_formed: false, entries: null },
+      { url: `${origin}/sitemap-empty.xml`, status: 200, well_formed: true, entries: 0 },
+      // Unknown paths redirect to the start page: an HTML page is no sitemap.
+      { url: `${origin}/sitemap-gone.xml`, status: 200, well_formed: null, entries: null },
+    ]);
+    t.same(data.security_txt, { status: 200, found: true, contact: ['mailto:security@example.org'], expires: '2020-01-01T00:00:00.000Z', expired: true });
+    t.same(data.feeds, [
+      { url: `${origin}/feed-missing.xml`, status: 200, ok: false },
+      { url: `${origin}/calendar.atom`, status: 200, ok: true },
+    ]);
+    t.equal(reportLines(outcome, 'sv').length, 6);
+    t.equal(reportLines(outcome, 'sv')[0], 'Standarder: Betyg: 3.40');
+    t.same(reportLines(outcome, 'sv', 'sec'), [
+      'Integritet & säkerhet: Betyg: 4.50',
+      '- security.txt har gått ut (Expires: 2020-01-01T00:00:00.000Z); uppgifterna i den ska inte längre litas på.',
+    ]);
+  });
+
+  t.test('standards-lax: no robots.txt, a sitemap index only, a signed security.txt without Contact', async (t) => {
+    const site = await startStaticSite(fixtureRoot('standards-lax'));
+    t.teardown(() => site.close());
+    const probes = createProbes(LOOPBACK_GUARD);
+    const origin = new URL(site.url).origin;
+    const { outcome, result } = await rate(standardFiles, await servedArtifacts(site.url, probes, 'sv-SE'), probes);
+    t.same(findingsOf(result), {
+      'robots-txt-missing': e(),
+      'feed-missing': w(),
+      'security-txt-contact-missing': e(1, 'infosec'),
+      'security-txt-expires-too-far': w(1, 'infosec'),
+    });
+    const both = rating(1, 1); // 100 − 10 − 1 → 89 → 4.45, in each category
+    t.same(outcome.ratings, { webstandard: both, infosec: both });
+    t.equal(outcome.rating, both);
+    const data = outcome.data as any;
+    t.same(data.robots, { status: 404, found: false, sitemaps: [], allows_start_page: null });
+    t.same(data.sitemaps, [
+      { url: `${origin}/sitemap.xml`, status: 404, well_formed: null, entries: null },
+      { url: `${origin}/sitemap_index.xml`, status: 200, well_formed: true, entries: 2 },
+    ]);
+    t.same(data.security_txt, { status: 200, found: true, contact: [], expires: '2099-12-31T23:59:59Z', expired: false });
+    t.equal(reportLines(outcome, 'en')[1], '- robots.txt is missing: the address answered 404 with text/html, not 200 with text/plain.');
+    t.equal(outcome.reports.en.overall, 'robots.txt: missing. Sitemap addresses: 2. security.txt: found. Working feeds: 0.\nRating: 4.45');
+  });
+});
