@@ -8,6 +8,7 @@
 import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import t from 'tap';
 import type { Runner } from 'graphile-worker';
 import { buildApp } from '../../api/app.js';
@@ -57,8 +58,8 @@ t.test('the built-ins are discovered one per folder of plugins/, each with its i
   t.equal(builtins.length, folders.length, 'one plugin per folder');
   t.same(builtins.map((p) => p.meta.id), [...builtins.map((p) => p.meta.id)].sort((a, b) => a - b), 'in id order');
   for (const folder of folders) {
-    const { default: plugin } = (await import(path.join(BUILTIN_PLUGIN_DIR, folder, 'index.js'))) as { default: TestPlugin };
-    const { meta } = (await import(path.join(BUILTIN_PLUGIN_DIR, folder, 'meta.js'))) as { meta: PluginMeta };
+    const { default: plugin } = (await import(pathToFileURL(path.join(BUILTIN_PLUGIN_DIR, folder, 'index.ts')).href)) as { default: TestPlugin };
+    const { meta } = (await import(pathToFileURL(path.join(BUILTIN_PLUGIN_DIR, folder, 'meta.ts')).href)) as { meta: PluginMeta };
     t.equal(plugin.meta, meta, `plugins/${folder}: index.ts declares the meta of its meta.ts`);
     t.equal(builtins.find((p) => p.meta.id === meta.id), plugin, `plugins/${folder}: discovered as type ${meta.id}`);
   }
@@ -68,14 +69,20 @@ t.test('the built-ins are discovered one per folder of plugins/, each with its i
 
 t.test('discovery fails clearly on a folder that is not a plugin', async (t) => {
   const dir = await scratchDir(t, 'webperf-plugins-bad-');
+  // A new folder name per case: an imported module stays cached under its URL.
   await mkdir(path.join(dir, 'not-a-plugin'));
   await writeFile(path.join(dir, 'not-a-plugin', 'index.ts'), 'export default { hello: "world" };\n');
   await t.rejects(discoverPlugins(dir), /not-a-plugin\/index\.ts: the default export is not a test plugin \(an object with meta and run\(\)\)$/);
-  await rm(path.join(dir, 'not-a-plugin', 'index.ts'));
-  await t.rejects(discoverPlugins(dir), { message: `Plugin folder ${path.join(dir, 'not-a-plugin')} has no index.ts` });
-  const noEnglish = { ...testMeta(161), names: { sv: 'Bara svenska' } };
-  await writeFile(path.join(dir, 'not-a-plugin', 'index.ts'), `export default { meta: ${JSON.stringify(noEnglish)}, run() {} };\n`);
-  await t.rejects(discoverPlugins(dir), /not-a-plugin\/index\.ts: Plugin 161 has no name in en$/);
+  await rm(path.join(dir, 'not-a-plugin'), { recursive: true });
+
+  await mkdir(path.join(dir, 'empty'));
+  await t.rejects(discoverPlugins(dir), { message: `Plugin folder ${path.join(dir, 'empty')} has no index.ts` });
+  await rm(path.join(dir, 'empty'), { recursive: true });
+
+  await mkdir(path.join(dir, 'swedish-only'));
+  const swedishOnly = { ...testMeta(161), names: { sv: 'Bara svenska' } };
+  await writeFile(path.join(dir, 'swedish-only', 'index.ts'), `export default { meta: ${JSON.stringify(swedishOnly)}, run() {} };\n`);
+  await t.rejects(discoverPlugins(dir), /swedish-only\/index\.ts: Plugin 161 has no name in en$/);
 });
 
 for (const plugin of registry.all()) {
