@@ -5,9 +5,16 @@ import { createKey } from '../../core/store/keys.js';
 import { createSite } from '../../core/store/sites.js';
 import { queueRun, saveRunResults } from '../../core/store/runs.js';
 import type { TestOutcome } from '../../core/pipeline.js';
+import { STATIC_TEST_TYPES } from '../../core/catalogue.js';
 
 const api = await buildTestApi(t);
 const { app, db } = api;
+/** What /v1/tests must list: every registered plugin's type plus the static entries, by id. */
+const expectedTypes = [
+  ...api.registry.all().map((p) => ({ id: p.meta.id, active: p.meta.active })),
+  ...STATIC_TEST_TYPES.map((s) => ({ id: s.id, active: s.active })),
+].sort((a, b) => a.id - b.id);
+const activeIds = expectedTypes.filter((x) => x.active).map((x) => x.id);
 await importPublicSector(db);
 const csv = await readPublicSectorCsv();
 
@@ -108,7 +115,12 @@ t.test('GET /v1/tests', async (t) => {
   t.equal(all.statusCode, 200);
   const body = all.json();
   t.equal(body.count, body.tests.length);
-  t.equal(body.count, 29);
+  t.same(body.tests.map((x: any) => x.id), expectedTypes.map((x) => x.id), 'the registered plugins and the static entries, in id order');
+  t.same(
+    body.tests.filter((x: any) => x.available).map((x: any) => x.id),
+    api.registry.ids(),
+    'available is derived: exactly the types a registered plugin runs',
+  );
   t.match(body.meta.machine_translated, /machine-translated/);
   t.match(all.headers['cache-control'], /max-age=86400/);
   t.ok(all.headers.etag);
@@ -126,10 +138,10 @@ t.test('GET /v1/tests', async (t) => {
 
   const active = (await app.inject('/v1/tests?active=yes')).json();
   t.ok(active.tests.every((x: any) => x.active));
-  t.same(active.tests.map((x: any) => x.id), [2, 9, 15, 18, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 100, 101]);
-  t.equal((await app.inject('/v1/tests?active=TRUE')).json().count, 17);
-  t.equal((await app.inject('/v1/tests?active=1')).json().count, 17);
-  t.equal((await app.inject('/v1/tests?active=no')).json().count, 29);
+  t.same(active.tests.map((x: any) => x.id), activeIds);
+  t.equal((await app.inject('/v1/tests?active=TRUE')).json().count, activeIds.length);
+  t.equal((await app.inject('/v1/tests?active=1')).json().count, activeIds.length);
+  t.equal((await app.inject('/v1/tests?active=no')).json().count, expectedTypes.length);
 
   const cached = await app.inject({ url: '/v1/tests', headers: { 'if-none-match': all.headers.etag as string } });
   t.equal(cached.statusCode, 304);
@@ -157,6 +169,22 @@ t.test('GET /v1/tests/{test_id}', async (t) => {
   t.same(unknown.json(), { statusCode: 404, error: 'TEST_TYPE_NOT_FOUND', message: 'Unknown test id 12345' });
   t.equal((await app.inject('/v1/tests/21?lang=xx')).statusCode, 400);
   t.equal((await app.inject('/v1/tests/abc')).statusCode, 400);
+  const retired = (await app.inject('/v1/tests/6?lang=en')).json().test;
+  t.same([retired.active, retired.available, retired.name], [false, false, 'HTML Validation (W3C)'], 'a static entry answers too, not available');
+});
+
+t.test('a third-party plugin loaded by package name appears in /v1/tests and /v1/tests/{id}', async (t) => {
+  const withExample = await buildTestApi(t, { plugins: ['webperf-plugin-example'] });
+  const one = await withExample.app.inject('/v1/tests/150?lang=sv');
+  t.equal(one.statusCode, 200, one.body);
+  t.same(one.json().test, {
+    id: 150, active: true, available: true, categories: ['webstandard'], lang: 'sv', name: 'Sidtitel',
+    description: 'Checks that the page has a title of a useful length (example plugin).',
+  });
+  const all = (await withExample.app.inject('/v1/tests')).json();
+  t.same(all.tests.map((x: any) => x.id), [...expectedTypes.map((x) => x.id), 150].sort((a, b) => a - b));
+  t.same(all.tests.find((x: any) => x.id === 150).names.fi, 'Sivun otsikko');
+  t.equal((await app.inject('/v1/tests/150')).statusCode, 404, 'not listed where it is not configured');
 });
 
 t.test('info, openapi and docs', async (t) => {
