@@ -47,7 +47,7 @@ function clampRating(r: number): number {
 }
 
 /** Artifacts the plugin declared and the gather step did not deliver (null or absent). */
-export function missingArtifacts(plugin: TestPlugin, artifacts: Artifacts): (keyof Artifacts)[] {
+function missingArtifacts(plugin: TestPlugin, artifacts: Artifacts): (keyof Artifacts)[] {
   return plugin.meta.requiredArtifacts.filter((name) => artifacts[name] === null || artifacts[name] === undefined);
 }
 
@@ -100,6 +100,8 @@ export async function runPlugin(plugin: TestPlugin, artifacts: Artifacts, option
     return errorOutcome(plugin, `required artifact${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not collected by the page load`, started);
   }
   try {
+    // A job already out of time starts nothing.
+    signal.throwIfAborted();
     const result = await untilAborted(Promise.resolve().then(() => plugin.run(artifacts, { probes: options.probes, signal })), signal);
     return {
       typeOfTest: plugin.meta.id,

@@ -5,7 +5,7 @@
  * package's default export is a TestPlugin or an array of them.
  */
 import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -83,10 +83,13 @@ export function assertValidPlugin(plugin: TestPlugin): void {
  * plugin stops the start rather than silently vanishing from the catalogue.
  */
 export async function discoverPlugins(dir: string = BUILTIN_PLUGIN_DIR): Promise<TestPlugin[]> {
-  const folders = (await readdir(dir, { withFileTypes: true }))
-    .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
-    .map((e) => e.name)
-    .sort();
+  const folders: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    if (e.name.startsWith('.')) continue;
+    // A linked folder counts as one (a plugin developed elsewhere, linked in).
+    if (e.isDirectory() || (e.isSymbolicLink() && (await stat(path.join(dir, e.name))).isDirectory())) folders.push(e.name);
+  }
+  folders.sort();
   const out: TestPlugin[] = [];
   for (const folder of folders) {
     const index = ['index.ts', 'index.js'].map((f) => path.join(dir, folder, f)).find((f) => existsSync(f));

@@ -17,7 +17,7 @@ import { findChromium, loadConfig } from '../../core/config.js';
 import { LANGS } from '../../core/i18n/langs.js';
 import { TargetGuard } from '../../core/net/target-guard.js';
 import { CATEGORIES, NOT_RATED, definePlugin, type PluginMeta, type PluginResult, type TestPlugin } from '../../core/plugin-api.js';
-import { runPlugin, runPlugins } from '../../core/pipeline.js';
+import { PLUGIN_TIMEOUT_MS, runPlugin, runPlugins } from '../../core/pipeline.js';
 import { BUILTIN_PLUGIN_DIR, PluginRegistry, discoverPlugins, loadExternalPlugins, loadPlugins } from '../../core/registry.js';
 import { createKey } from '../../core/store/keys.js';
 import { createSite } from '../../core/store/sites.js';
@@ -106,7 +106,7 @@ for (const plugin of registry.all()) {
         t.ok(outcome.reports[lang].overall.length > 0, `${name}: a ${lang} report`);
       }
       t.doesNotThrow(() => JSON.parse(JSON.stringify(outcome.data)), `${name}: json_check_data is JSON`);
-      t.ok(outcome.durationMs < (m.timeoutMs ?? 30_000), `${name}: in time`);
+      t.ok(outcome.durationMs < (m.timeoutMs ?? PLUGIN_TIMEOUT_MS), `${name}: in time`);
     }
   });
 }
