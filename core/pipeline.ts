@@ -114,10 +114,10 @@ export async function runPlugin(plugin: TestPlugin, artifacts: Artifacts, option
       durationMs: Date.now() - started,
     };
   } catch (err) {
-    let message = err instanceof Error ? err.message : String(err);
-    if (signal.aborted && err === signal.reason) {
-      message = own.aborted ? `took longer than ${timeoutMs} ms` : `stopped: ${options.signal?.reason instanceof Error ? options.signal.reason.message : String(options.signal?.reason)}`;
-    }
+    // Once the signal has aborted, that is the reason, whatever the plugin threw on seeing it.
+    const reason: unknown = signal.aborted ? signal.reason : err;
+    const text = reason instanceof Error ? reason.message : String(reason);
+    const message = !signal.aborted ? text : reason === own.reason ? `took longer than ${timeoutMs} ms` : `stopped: ${text}`;
     return errorOutcome(plugin, message, started);
   }
 }

@@ -179,16 +179,25 @@ t.test("the caller's signal stops every plugin at once and aborts the signal eac
         return new Promise<never>(() => {});
       },
     });
+  // One that does listen, and fails its own way when the signal aborts (as fetch does).
+  const listening = definePlugin({
+    meta: testMeta(989, { timeoutMs: 3_600_000 }),
+    run: (_a, { signal }) => {
+      seen.push(signal);
+      return new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error('fetch failed: aborted'))));
+    },
+  });
   const job = new AbortController();
-  const pending = runPlugins([hanging(997), hanging(998)], good.artifacts, { probes: good.probes, signal: job.signal });
+  const pending = runPlugins([hanging(997), hanging(998), listening], good.artifacts, { probes: good.probes, signal: job.signal });
   // Abort once both plugins have started (run() is called on the next microtask).
   await new Promise((resolve) => setImmediate(resolve));
-  t.equal(seen.length, 2, 'both plugins started');
+  t.equal(seen.length, 3, 'all three plugins started');
   job.abort(new Error('job time limit of 120000 ms reached'));
   const outcomes = await pending;
   t.same(outcomes.map((o) => [o.typeOfTest, o.rating, o.error]), [
     [997, -1, 'stopped: job time limit of 120000 ms reached'],
     [998, -1, 'stopped: job time limit of 120000 ms reached'],
+    [989, -1, 'stopped: job time limit of 120000 ms reached'],
   ]);
   t.ok(seen.every((s) => s.aborted), 'each plugin saw its signal abort');
 
