@@ -24,6 +24,8 @@ export interface RunPluginsOptions {
   lang?: Lang;
   probes: Probes;
   onPlugin?: (plugin: TestPlugin, outcome: TestOutcome) => void;
+  /** Stops the plugins' work (the job's time limit, a runner shutting down). */
+  signal?: AbortSignal;
   /** Run the plugins concurrently (default) or one by one. */
   concurrent?: boolean;
 }
