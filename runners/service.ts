@@ -16,7 +16,7 @@ import { TargetGuard } from '../core/net/target-guard.js';
 import { PluginRegistry, loadExternalPlugins } from '../core/registry.js';
 import { importPublicSector } from '../core/store/sites.js';
 import { BUILTIN_PLUGINS } from '../plugins/index.js';
-import { BrowserPool, CHROMIUM_INSTALL_HINT } from './browser-pool.js';
+import { BrowserPool, CHROMIUM_INSTALL_HINT, cleanupOrphanedChromium } from './browser-pool.js';
 import { startDemo, type Demo } from './demo.js';
 import { runWorkerMigrations, startWorker } from './worker.js';
 
@@ -97,7 +97,10 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     }
     let worker: Runner | null = null;
     if (options.runner) {
-      const pool = new BrowserPool(config.chromiumPath);
+      const pidDir = path.join(config.dataDir, 'chromium');
+      const orphans = cleanupOrphanedChromium(pidDir);
+      if (orphans.length > 0) log(`ended ${orphans.length} Chromium left behind by an earlier crash`);
+      const pool = new BrowserPool(config.chromiumPath, pidDir);
       stops.push(() => pool.close());
       worker = await startWorker({
         db: database.db,
@@ -107,6 +110,8 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         registry,
         concurrency: config.concurrency,
         jobTimeoutMs: config.jobTimeoutMs,
+        heartbeatMs: config.heartbeatMs,
+        staleAfterMs: config.staleAfterMs,
       });
       stops.push(() => worker!.stop());
     }

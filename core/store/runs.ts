@@ -41,6 +41,11 @@ export async function queueRun(db: Db | Transaction<DB>, run: NewRun): Promise<n
   return 'isTransaction' in db && db.isTransaction ? exec(db as Transaction<DB>) : (db as Db).transaction().execute(exec);
 }
 
+/** Points a site's runs not yet stored at its new address (the demo site's port changes per start). */
+export async function retargetOpenRuns(db: Db, siteId: number, url: string): Promise<void> {
+  await db.updateTable('test_runs').set({ url }).where('site_id', '=', siteId).where('status', 'in', ['queued', 'running']).execute();
+}
+
 export async function getRun(db: Db, id: number) {
   return db.selectFrom('test_runs').selectAll().where('id', '=', id).executeTakeFirst();
 }
