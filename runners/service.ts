@@ -10,7 +10,7 @@ import type { Runner } from 'graphile-worker';
 import { buildApp } from '../api/app.js';
 import { PROJECT_ROOT, type Config } from '../core/config.js';
 import { createDb, type Db } from '../core/db/database.js';
-import { ensureDatabase, startEmbeddedPostgres } from '../core/db/embedded.js';
+import { ensureDatabase, runningEmbeddedPostgres, startEmbeddedPostgres } from '../core/db/embedded.js';
 import { migrateToLatest } from '../core/db/migrate.js';
 import { TargetGuard } from '../core/net/target-guard.js';
 import { PluginRegistry, loadExternalPlugins } from '../core/registry.js';
@@ -28,16 +28,22 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** Connects to DATABASE_URL or starts the embedded PostgreSQL; migrates both schemas. */
-export async function openDatabase(config: Config, log: (line: string) => void = () => {}): Promise<Database> {
+/**
+ * Connects to DATABASE_URL or starts the embedded PostgreSQL; migrates both schemas. With
+ * `shareRunning` (operator commands), an embedded PostgreSQL that a running service already runs
+ * on the data folder is used as it is, and left running.
+ */
+export async function openDatabase(config: Config, log: (line: string) => void = () => {}, options: { shareRunning?: boolean } = {}): Promise<Database> {
   let url = config.databaseUrl;
   let stopServer = async () => {};
   if (!url) {
-    const pg = await startEmbeddedPostgres(path.join(config.dataDir, 'pg'));
+    const dir = path.join(config.dataDir, 'pg');
+    const running = options.shareRunning ? await runningEmbeddedPostgres(dir) : null;
+    const pg = running ?? (await startEmbeddedPostgres(dir));
     await ensureDatabase(pg.adminUrl, 'webperf');
     url = pg.urlFor('webperf');
     stopServer = pg.stop;
-    log(`embedded PostgreSQL on port ${pg.port}, data in ${path.join(config.dataDir, 'pg')}`);
+    log(`${running ? 'the running ' : ''}embedded PostgreSQL on port ${pg.port}, data in ${dir}`);
   }
   const db = createDb(url);
   try {
