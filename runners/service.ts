@@ -3,14 +3,14 @@
  * DATABASE_URL), migrations, the public-sector import, the demo, the graphile-worker runner with
  * its scheduler, and the Fastify API.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Runner } from 'graphile-worker';
 import { buildApp } from '../api/app.js';
 import { PROJECT_ROOT, type Config } from '../core/config.js';
 import { createDb, type Db } from '../core/db/database.js';
-import { ensureDatabase, runningEmbeddedPostgres, startEmbeddedPostgres } from '../core/db/embedded.js';
+import { ensureDatabase, runningEmbeddedPostgres, startEmbeddedPostgres, stopRunningPostgres } from '../core/db/embedded.js';
 import { migrateToLatest } from '../core/db/migrate.js';
 import { TargetGuard } from '../core/net/target-guard.js';
 import { PluginRegistry, loadExternalPlugins } from '../core/registry.js';
@@ -38,11 +38,31 @@ export async function openDatabase(config: Config, log: (line: string) => void =
   let stopServer = async () => {};
   if (!url) {
     const dir = path.join(config.dataDir, 'pg');
-    const running = options.shareRunning ? await runningEmbeddedPostgres(dir) : null;
+    const ownerFile = path.join(config.dataDir, 'pg-owner.json');
+    let running = await runningEmbeddedPostgres(dir);
+    if (running) {
+      const owner = readOwner(ownerFile);
+      const ownerAlive = owner !== null && owner !== process.pid && processAlive(owner);
+      if (!ownerAlive) {
+        // The process that started it was killed (SIGKILL leaves PostgreSQL running): stop it, start afresh.
+        await stopRunningPostgres(dir);
+        log('stopped the embedded PostgreSQL that an earlier crash left running');
+        running = null;
+      } else if (!options.shareRunning) {
+        throw new Error(`webperf (pid ${owner}) already runs on the data folder ${config.dataDir}: stop it first, or give this process its own WEBPERF_DATA_DIR`);
+      }
+    }
     const pg = running ?? (await startEmbeddedPostgres(dir));
+    if (!running) {
+      writeFileSync(ownerFile, JSON.stringify({ pid: process.pid }) + '\n');
+      const stopOwn = pg.stop;
+      stopServer = async () => {
+        await stopOwn();
+        rmSync(ownerFile, { force: true });
+      };
+    }
     await ensureDatabase(pg.adminUrl, 'webperf');
     url = pg.urlFor('webperf');
-    stopServer = pg.stop;
     log(`${running ? 'the running ' : ''}embedded PostgreSQL on port ${pg.port}, data in ${dir}`);
   }
   const db = createDb(url);
@@ -62,6 +82,24 @@ export async function openDatabase(config: Config, log: (line: string) => void =
       await stopServer();
     },
   };
+}
+
+function readOwner(file: string): number | null {
+  try {
+    const pid = (JSON.parse(readFileSync(file, 'utf8')) as { pid?: unknown }).pid;
+    return Number.isInteger(pid) ? (pid as number) : null;
+  } catch {
+    return null;
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 export async function createRegistry(config: Config): Promise<PluginRegistry> {

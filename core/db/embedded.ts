@@ -84,12 +84,8 @@ function serverAt(port: number, stop: () => Promise<void>): EmbeddedDatabase {
   return { adminUrl: `${base}/postgres`, urlFor: (database) => `${base}/${database}`, port, stop };
 }
 
-/**
- * The embedded PostgreSQL another process (a running `webperf serve`) already runs on `dir`, or
- * null. PostgreSQL writes its pid and port into postmaster.pid; the server counts as running when
- * that process is alive and accepts a connection. Stopping the returned handle leaves it running.
- */
-export async function runningEmbeddedPostgres(dir: string): Promise<EmbeddedDatabase | null> {
+/** The pid and port PostgreSQL wrote into the data folder's postmaster.pid, if any. */
+async function postmaster(dir: string): Promise<{ pid: number; port: number } | null> {
   let lines: string[];
   try {
     lines = (await readFile(path.join(dir, 'postmaster.pid'), 'utf8')).split('\n');
@@ -98,13 +94,42 @@ export async function runningEmbeddedPostgres(dir: string): Promise<EmbeddedData
   }
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
-  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0) return null;
+  return Number.isInteger(pid) && pid > 0 && Number.isInteger(port) && port > 0 ? { pid, port } : null;
+}
+
+function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
+    return true;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return null;
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
-  const found = serverAt(port, async () => {});
+}
+
+/**
+ * Stops the PostgreSQL running on `dir` (fast shutdown: sessions end, data stays consistent) and
+ * waits for it to exit. For a server whose owner crashed: it would keep the data folder locked.
+ */
+export async function stopRunningPostgres(dir: string, timeoutMs = 30_000): Promise<void> {
+  const found = await postmaster(dir);
+  if (!found || !alive(found.pid)) return;
+  process.kill(found.pid, 'SIGINT');
+  const deadline = Date.now() + timeoutMs;
+  while (alive(found.pid) && existsSync(path.join(dir, 'postmaster.pid'))) {
+    if (Date.now() > deadline) throw new Error(`PostgreSQL (pid ${found.pid}) on ${dir} did not stop within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * The embedded PostgreSQL another process (a running `webperf serve`) already runs on `dir`, or
+ * null. PostgreSQL writes its pid and port into postmaster.pid; the server counts as running when
+ * that process is alive and accepts a connection. Stopping the returned handle leaves it running.
+ */
+export async function runningEmbeddedPostgres(dir: string): Promise<EmbeddedDatabase | null> {
+  const server = await postmaster(dir);
+  if (!server || !alive(server.pid)) return null;
+  const found = serverAt(server.port, async () => {});
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: found.adminUrl, connectionTimeoutMillis: 5_000 });
   try {
