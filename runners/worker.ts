@@ -47,8 +47,8 @@ export function taskList(deps: WorkerDeps): TaskList {
 
 export async function startWorker(deps: WorkerDeps): Promise<Runner> {
   const logger = deps.logger ?? quietLogger();
-  // The ids that jobs.locked_by holds: graphile-worker 0.17 locks a job with its pool's id (a
-  // worker's own id with a local queue off is not used for locks); both are announced.
+  // The ids that jobs.locked_by may hold: graphile-worker 0.17 locks jobs with the worker pool's
+  // id; the workers' own ids are announced too, should a version lock per worker again.
   const workerIds = new Set<string>();
   const events = new EventEmitter() as WorkerEvents;
   events.on('pool:create', ({ workerPool }) => void workerIds.add(workerPool.id));

@@ -55,14 +55,14 @@ export async function getRun(db: Db, id: number) {
  * `failed` only when no attempt is left; the order fails with its last open run.
  */
 export async function markRun(db: Db, id: number, status: 'running' | 'queued' | 'failed', error?: string): Promise<void> {
-  await db
+  const changed = await db
     .updateTable('test_runs')
     .set({ status, error: error ?? null, ...(status === 'failed' ? { finished_at: new Date() } : {}) })
     .where('id', '=', id)
-    // A run stored by another attempt stays stored.
+    // A run stored by another attempt stays stored, and so does its order.
     .where('status', '!=', 'done')
-    .execute();
-  if (status === 'failed') {
+    .executeTakeFirst();
+  if (status === 'failed' && changed.numUpdatedRows > 0n) {
     await db
       .updateTable('orders')
       .set({ status: 'failed' })
