@@ -24,6 +24,9 @@
 import rulesFile from './data/analytics-rules.json' with { type: 'json' };
 
 /** One tool's signatures, comments removed. */
+/** The test type whose results are the analytics detections (the analytics plugin's id). */
+export const ANALYTICS_TYPE_OF_TEST = 101;
+
 export interface AnalyticsRule {
   name: string;
   /** Substrings of request URLs or response bodies. */

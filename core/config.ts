@@ -23,6 +23,10 @@ export interface Config {
   concurrency: number;
   /** Hard time limit of one test job. */
   jobTimeoutMs: number;
+  /** How often a runner announces that it is alive. */
+  heartbeatMs: number;
+  /** A runner silent this long is taken for dead and its jobs are unlocked. */
+  staleAfterMs: number;
   logLevel: string;
   /** Serve and test the bundled demo site at start. */
   demo: boolean;
@@ -64,11 +68,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     plugins: list(env.WEBPERF_PLUGINS),
     concurrency: int(env.WEBPERF_CONCURRENCY, 1, 'WEBPERF_CONCURRENCY') || 1,
     jobTimeoutMs: int(env.WEBPERF_JOB_TIMEOUT_MS, 180_000, 'WEBPERF_JOB_TIMEOUT_MS'),
+    heartbeatMs: int(env.WEBPERF_HEARTBEAT_MS, 15_000, 'WEBPERF_HEARTBEAT_MS') || 15_000,
+    staleAfterMs: int(env.WEBPERF_STALE_AFTER_MS, 60_000, 'WEBPERF_STALE_AFTER_MS') || 60_000,
     logLevel: env.LOG_LEVEL ?? 'info',
     demo: env.WEBPERF_DEMO !== '0',
     publicUrl: env.WEBPERF_PUBLIC_URL ?? null,
     lixMaxBytes: int(env.WEBPERF_LIX_MAX_BYTES, 100_000, 'WEBPERF_LIX_MAX_BYTES'),
     rateLimitPerMinute: int(env.WEBPERF_RATE_LIMIT, 120, 'WEBPERF_RATE_LIMIT'),
   };
-  return { ...config, ...overrides };
+  const merged = { ...config, ...overrides };
+  if (merged.heartbeatMs >= merged.staleAfterMs) {
+    throw new Error(`WEBPERF_HEARTBEAT_MS (${merged.heartbeatMs}) must be shorter than WEBPERF_STALE_AFTER_MS (${merged.staleAfterMs})`);
+  }
+  return merged;
 }

@@ -3,6 +3,7 @@
  */
 import type { Browser } from 'puppeteer-core';
 import type { Db } from './db/database.js';
+import { untilAborted } from './gather/abort.js';
 import { gather } from './gather/gather.js';
 import type { Lang } from './i18n/langs.js';
 import { createProbes } from './net/probes.js';
@@ -28,9 +29,10 @@ export interface PageTest {
 }
 
 export interface TestPageOptions {
-  lang?: Lang;
   onPhase?: (phase: string) => void;
   onPlugin?: (plugin: TestPlugin, outcome: TestOutcome) => void;
+  /** Stops the whole test: the page load (its browser context closes) and the plugins. */
+  signal?: AbortSignal;
 }
 
 /** Loads the page once and runs the given plugins on its artifacts. */
@@ -38,24 +40,28 @@ export async function testPage(url: string, plugins: readonly TestPlugin[], deps
   const t0 = Date.now();
   // One probe cache per run, shared by Lighthouse's own fetches and the plugins: robots.txt once.
   const probes = createProbes(deps.guard);
-  const artifacts = await gather(url, { browser: deps.browser, guard: deps.guard, probes, timeoutMs: deps.gatherTimeoutMs, onPhase: options.onPhase });
+  const artifacts = await gather(url, { browser: deps.browser, guard: deps.guard, probes, timeoutMs: deps.gatherTimeoutMs, onPhase: options.onPhase, signal: options.signal });
   const t1 = Date.now();
   options.onPhase?.('plugins');
-  const outcomes = await runPlugins(plugins, artifacts, {
-    lang: options.lang,
+  const rating = runPlugins(plugins, artifacts, {
     probes,
     onPlugin: options.onPlugin,
+    signal: options.signal,
   });
+  const outcomes = options.signal ? await untilAborted(rating, options.signal) : await rating;
   return { artifacts, outcomes, gatherMs: t1 - t0, pluginsMs: Date.now() - t1 };
 }
 
-/** Executes a queued run: test its page and store every result in one transaction. */
-export async function executeRun(db: Db, runId: number, deps: EngineDeps): Promise<number[]> {
+/**
+ * Executes a queued run: test its page and store every result in one transaction. An attempt
+ * whose signal aborts stores nothing; a run already stored by another attempt is not stored again.
+ */
+export async function executeRun(db: Db, runId: number, deps: EngineDeps, options: { signal?: AbortSignal } = {}): Promise<number[]> {
   const run = await getRun(db, runId);
   if (!run) throw new Error(`Run ${runId} does not exist`);
   if (run.status === 'done') return [];
   await markRun(db, runId, 'running');
   // A failure is recorded by the caller, which also knows about its own time limit.
-  const { outcomes } = await testPage(run.url, deps.registry.select(run.test_types), deps);
-  return saveRunResults(db, runId, outcomes);
+  const { outcomes } = await testPage(run.url, deps.registry.select(run.test_types), deps, { signal: options.signal });
+  return saveRunResults(db, runId, outcomes, new Date(), options.signal);
 }

@@ -23,12 +23,6 @@ export interface TestOutcome {
 }
 
 export interface RunPluginsOptions {
-  /**
-   * Not read: reports are rendered in every report language. Accepted only until core/engine.ts
-   * stops passing it.
-   * @deprecated
-   */
-  lang?: Lang;
   probes: Probes;
   onPlugin?: (plugin: TestPlugin, outcome: TestOutcome) => void;
   /**

@@ -1,9 +1,17 @@
 /**
  * One Chromium per runner process, launched on first use and relaunched when it crashes or
  * disconnects. Pages are isolated per test in their own browser contexts (gather.ts).
+ *
+ * Chromium ends with the runner that launched it: puppeteer talks to it over a pipe, and Chromium
+ * quits when the pipe closes, which the kernel does when the runner dies, even by SIGKILL. Should
+ * one survive anyway, each runner notes its Chromium's pid in the data folder, and the next start
+ * of the same installation ends the Chromium of every runner that is no longer alive.
  */
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { WebperfError } from '../core/errors.js';
+import { processAlive } from '../core/process-alive.js';
 
 /** Flags for a headless Chromium on a server with no outside network but the sites tested. */
 export const CHROMIUM_ARGS = [
@@ -29,7 +37,15 @@ export class BrowserPool {
   /** How many times Chromium was (re)launched; for logs and tests. */
   launches = 0;
 
-  constructor(private readonly executablePath: string | null) {}
+  /** `pidDir`: where this runner notes its Chromium's pid (see cleanupOrphanedChromium). */
+  constructor(
+    private readonly executablePath: string | null,
+    private readonly pidDir: string | null = null,
+  ) {}
+
+  private get pidFile(): string | null {
+    return this.pidDir && path.join(this.pidDir, `${process.pid}.json`);
+  }
 
   async acquire(): Promise<Browser> {
     if (this.closed) throw new Error('The browser pool is closed');
@@ -50,7 +66,13 @@ export class BrowserPool {
       headless: true,
       args: CHROMIUM_ARGS,
       protocolTimeout: 120_000,
+      pipe: true,
     });
+    const pid = browser.process()?.pid;
+    if (this.pidFile && pid) {
+      mkdirSync(this.pidDir!, { recursive: true });
+      writeFileSync(this.pidFile, JSON.stringify({ runner: process.pid, chromium: pid }) + '\n');
+    }
     browser.on('disconnected', () => {
       // A crash: the next acquire() launches a new one.
       this.browser = null;
@@ -63,5 +85,62 @@ export class BrowserPool {
     const current = await this.browser?.catch(() => null);
     this.browser = null;
     await current?.close().catch(() => {});
+    if (this.pidFile) rmSync(this.pidFile, { force: true });
   }
+}
+
+function isChromium(pid: number): boolean {
+  try {
+    return /chrom/i.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Ends the Chromium left behind by runners of this installation that died (pid files in `pidDir`
+ * whose runner is gone). Puppeteer starts Chromium in a process group of its own: the whole group
+ * goes. Returns the pids ended.
+ */
+export function cleanupOrphanedChromium(pidDir: string): number[] {
+  let files: string[];
+  try {
+    files = readdirSync(pidDir).filter((f) => f.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  const ended: number[] = [];
+  for (const file of files) {
+    const full = path.join(pidDir, file);
+    let note: { runner?: unknown; chromium?: unknown };
+    try {
+      note = JSON.parse(readFileSync(full, 'utf8'));
+    } catch {
+      rmSync(full, { force: true });
+      continue;
+    }
+    if (!Number.isInteger(note.runner) || !Number.isInteger(note.chromium)) {
+      rmSync(full, { force: true });
+      continue;
+    }
+    const runner = note.runner as number;
+    const chromium = note.chromium as number;
+    if (runner !== process.pid && processAlive(runner)) continue;
+    // A pid may have been reused: only a Chromium is ended.
+    if (processAlive(chromium) && isChromium(chromium)) {
+      try {
+        process.kill(-chromium, 'SIGKILL');
+      } catch {
+        // Not a group leader after all: the process alone.
+        try {
+          process.kill(chromium, 'SIGKILL');
+        } catch {
+          /* it ended meanwhile */
+        }
+      }
+      ended.push(chromium);
+    }
+    rmSync(full, { force: true });
+  }
+  return ended;
 }

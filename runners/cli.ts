@@ -142,7 +142,31 @@ async function testCommand(config: Config, args: string[]): Promise<void> {
   }
 }
 
+/**
+ * A thrown value as an Error whose message says something: libraries reject with undefined, plain
+ * objects or empty errors, which would otherwise print as "webperf: undefined".
+ */
+export function describedError(err: unknown): Error {
+  if (err instanceof Error && err.message) return err;
+  if (err instanceof Error) return new Error(`${err.name || 'Error'} without a message${err.stack ? `\n${err.stack}` : ''}`);
+  if (typeof err === 'string' && err) return new Error(err);
+  if (err === undefined || err === null || err === '') return new Error('an unexpected failure without any message (see the log above)');
+  try {
+    return new Error(`unexpected failure: ${JSON.stringify(err)}`);
+  } catch {
+    return new Error(`unexpected failure: ${String(err)}`);
+  }
+}
+
 export async function main(argv: string[]): Promise<void> {
+  try {
+    await run(argv);
+  } catch (err) {
+    throw describedError(err);
+  }
+}
+
+async function run(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
   const config = loadConfig();
   switch (command) {
@@ -157,7 +181,7 @@ export async function main(argv: string[]): Promise<void> {
       return serve({ ...config, concurrency, demo: false }, { api: false, runner: true });
     }
     case 'migrate': {
-      const database = await openDatabase(config, (l) => process.stdout.write(`[webperf] ${l}\n`));
+      const database = await openDatabase(config, (l) => process.stdout.write(`[webperf] ${l}\n`), { shareRunning: true });
       await database.close();
       process.stdout.write('[webperf] migrated\n');
       return;

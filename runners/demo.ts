@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from '../core/db/database.js';
 import { createKey, resolveKey, revokeKey } from '../core/store/keys.js';
-import { queueRun } from '../core/store/runs.js';
+import { queueRun, retargetOpenRuns } from '../core/store/runs.js';
 import { getSetting, setSetting } from '../core/store/sites.js';
 import { addCatalogSite, addCategory, categoryIdsByTitle, levelExists, setLevel, updateCatalogSite } from '../core/store/catalog-admin.js';
 import { startStaticSite } from './static-site.js';
@@ -40,6 +40,8 @@ export async function startDemo(db: Db, dataDir: string, options: { port?: numbe
   } else {
     // The loopback port changes from one start to the next.
     await updateCatalogSite(db, siteId, { url: site.url }, null);
+    // A run queued (or cut short by a crash) before this start is tested at today's address.
+    await retargetOpenRuns(db, siteId, site.url);
   }
 
   const file = path.join(dataDir, 'demo.json');

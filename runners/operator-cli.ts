@@ -345,7 +345,8 @@ export async function operatorCommand(
     return;
   }
   const json = rest.includes('--json');
-  const database = await openDatabase(config);
+  // While the service runs, its embedded PostgreSQL is used; else this command starts it.
+  const database = await openDatabase(config, () => {}, { shareRunning: true });
   let failed: string | null = null;
   try {
     await handler({ db: database.db, json, out }, sub, rest);

@@ -3,21 +3,22 @@
  * DATABASE_URL), migrations, the public-sector import, the demo, the graphile-worker runner with
  * its scheduler, and the Fastify API.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Runner } from 'graphile-worker';
 import { buildApp } from '../api/app.js';
 import { PROJECT_ROOT, type Config } from '../core/config.js';
 import { createDb, type Db } from '../core/db/database.js';
-import { ensureDatabase, startEmbeddedPostgres } from '../core/db/embedded.js';
+import { ensureDatabase, runningEmbeddedPostgres, startEmbeddedPostgres, stopRunningPostgres } from '../core/db/embedded.js';
 import { migrateToLatest } from '../core/db/migrate.js';
 import { TargetGuard } from '../core/net/target-guard.js';
 import { loadPlugins, type PluginRegistry } from '../core/registry.js';
 import { importPublicSector } from '../core/store/sites.js';
-import { BrowserPool, CHROMIUM_INSTALL_HINT } from './browser-pool.js';
+import { BrowserPool, CHROMIUM_INSTALL_HINT, cleanupOrphanedChromium } from './browser-pool.js';
 import { startDemo, type Demo } from './demo.js';
 import { runWorkerMigrations, startWorker } from './worker.js';
+import { processAlive } from '../core/process-alive.js';
 
 export const VERSION: string = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')).version;
 
@@ -27,16 +28,42 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** Connects to DATABASE_URL or starts the embedded PostgreSQL; migrates both schemas. */
-export async function openDatabase(config: Config, log: (line: string) => void = () => {}): Promise<Database> {
+/**
+ * Connects to DATABASE_URL or starts the embedded PostgreSQL; migrates both schemas. With
+ * `shareRunning` (operator commands), an embedded PostgreSQL that a running service already runs
+ * on the data folder is used as it is, and left running.
+ */
+export async function openDatabase(config: Config, log: (line: string) => void = () => {}, options: { shareRunning?: boolean } = {}): Promise<Database> {
   let url = config.databaseUrl;
   let stopServer = async () => {};
   if (!url) {
-    const pg = await startEmbeddedPostgres(path.join(config.dataDir, 'pg'));
+    const dir = path.join(config.dataDir, 'pg');
+    const ownerFile = path.join(config.dataDir, 'pg-owner.json');
+    let running = await runningEmbeddedPostgres(dir);
+    if (running) {
+      const owner = readOwner(ownerFile);
+      const ownerAlive = owner !== null && owner !== process.pid && processAlive(owner);
+      if (!ownerAlive) {
+        // The process that started it was killed (SIGKILL leaves PostgreSQL running): stop it, start afresh.
+        await stopRunningPostgres(dir);
+        log('stopped the embedded PostgreSQL that an earlier crash left running');
+        running = null;
+      } else if (!options.shareRunning) {
+        throw new Error(`webperf (pid ${owner}) already runs on the data folder ${config.dataDir}: stop it first, or give this process its own WEBPERF_DATA_DIR`);
+      }
+    }
+    const pg = running ?? (await startEmbeddedPostgres(dir));
+    if (!running) {
+      writeFileSync(ownerFile, JSON.stringify({ pid: process.pid }) + '\n');
+      const stopOwn = pg.stop;
+      stopServer = async () => {
+        await stopOwn();
+        rmSync(ownerFile, { force: true });
+      };
+    }
     await ensureDatabase(pg.adminUrl, 'webperf');
     url = pg.urlFor('webperf');
-    stopServer = pg.stop;
-    log(`embedded PostgreSQL on port ${pg.port}, data in ${path.join(config.dataDir, 'pg')}`);
+    log(`${running ? 'the running ' : ''}embedded PostgreSQL on port ${pg.port}, data in ${dir}`);
   }
   const db = createDb(url);
   try {
@@ -55,6 +82,15 @@ export async function openDatabase(config: Config, log: (line: string) => void =
       await stopServer();
     },
   };
+}
+
+function readOwner(file: string): number | null {
+  try {
+    const pid = (JSON.parse(readFileSync(file, 'utf8')) as { pid?: unknown }).pid;
+    return Number.isInteger(pid) ? (pid as number) : null;
+  } catch {
+    return null;
+  }
 }
 
 export async function createRegistry(config: Config): Promise<PluginRegistry> {
@@ -94,7 +130,10 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     }
     let worker: Runner | null = null;
     if (options.runner) {
-      const pool = new BrowserPool(config.chromiumPath);
+      const pidDir = path.join(config.dataDir, 'chromium');
+      const orphans = cleanupOrphanedChromium(pidDir);
+      if (orphans.length > 0) log(`ended ${orphans.length} Chromium left behind by an earlier crash`);
+      const pool = new BrowserPool(config.chromiumPath, pidDir);
       stops.push(() => pool.close());
       worker = await startWorker({
         db: database.db,
@@ -104,6 +143,8 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         registry,
         concurrency: config.concurrency,
         jobTimeoutMs: config.jobTimeoutMs,
+        heartbeatMs: config.heartbeatMs,
+        staleAfterMs: config.staleAfterMs,
       });
       stops.push(() => worker!.stop());
     }

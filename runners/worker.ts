@@ -1,11 +1,13 @@
 /**
  * graphile-worker wiring: the task list, the crontab and the runner.
  */
-import { Logger, parseCrontab, run, runMigrations, type Runner, type TaskList } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { Logger, parseCrontab, run, runMigrations, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { Db } from '../core/db/database.js';
 import type { TargetGuard } from '../core/net/target-guard.js';
 import type { PluginRegistry } from '../core/registry.js';
 import type { BrowserPool } from './browser-pool.js';
+import { startHeartbeat } from './heartbeat.js';
 import { runTestsTask, type RunTestsDeps } from './tasks/run-tests.js';
 import { CRONTAB, scheduleFollowedSitesTask } from './tasks/schedule-followed-sites.js';
 
@@ -26,6 +28,10 @@ export interface WorkerDeps {
   registry: PluginRegistry;
   concurrency: number;
   jobTimeoutMs: number;
+  /** How often the runner announces it is alive (and looks for silent runners' jobs). */
+  heartbeatMs?: number;
+  /** A runner silent this long is dead: its jobs are unlocked. */
+  staleAfterMs?: number;
   /** Run the daily schedule too (one scheduler per installation is enough, more are harmless). */
   schedule?: boolean;
   logger?: Logger;
@@ -40,13 +46,33 @@ export function taskList(deps: WorkerDeps): TaskList {
 }
 
 export async function startWorker(deps: WorkerDeps): Promise<Runner> {
-  return run({
+  const logger = deps.logger ?? quietLogger();
+  // The ids that jobs.locked_by may hold: graphile-worker 0.17 locks jobs with the worker pool's
+  // id; the workers' own ids are announced too, should a version lock per worker again.
+  const workerIds = new Set<string>();
+  const events = new EventEmitter() as WorkerEvents;
+  events.on('pool:create', ({ workerPool }) => void workerIds.add(workerPool.id));
+  events.on('worker:create', ({ worker }) => void workerIds.add(worker.workerId));
+  events.on('worker:stop', ({ worker }) => void workerIds.delete(worker.workerId));
+  const runner = await run({
     connectionString: deps.connectionString,
+    events,
     concurrency: deps.concurrency,
     noHandleSignals: true,
     pollInterval: 1000,
     taskList: taskList(deps),
     parsedCronItems: deps.schedule === false ? [] : parseCrontab(CRONTAB),
-    logger: deps.logger ?? quietLogger(),
+    logger,
   });
+  const heartbeat = await startHeartbeat({
+    db: deps.db,
+    connectionString: deps.connectionString,
+    intervalMs: deps.heartbeatMs ?? 15_000,
+    staleMs: deps.staleAfterMs ?? 60_000,
+    workerIds: () => [...workerIds],
+    logger,
+  });
+  // A runner stopped in an orderly way announces nothing more and leaves no heartbeat behind.
+  void runner.promise.finally(() => heartbeat.stop()).catch(() => {});
+  return runner;
 }

@@ -125,6 +125,15 @@ export interface PremiumLevels {
   name: string;
 }
 
+export interface RunnerHeartbeats {
+  host: string;
+  last_seen: Generated<Timestamp>;
+  pid: number;
+  runner_id: string;
+  started_at: Generated<Timestamp>;
+  worker_ids: string[];
+}
+
 export interface Settings {
   name: string;
   value: Json;
@@ -223,6 +232,7 @@ export interface DB {
   monthly_scores: MonthlyScores;
   orders: Orders;
   premium_levels: PremiumLevels;
+  runner_heartbeats: RunnerHeartbeats;
   settings: Settings;
   site_categories: SiteCategories;
   site_scores: SiteScores;

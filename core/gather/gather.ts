@@ -15,6 +15,7 @@ import type { TargetGuard } from '../net/target-guard.js';
 import { networkFromDevtoolsLog } from './network.js';
 import { withGuardedLighthouseFetches } from './lighthouse-fetch.js';
 import { createProbes } from '../net/probes.js';
+import { untilAborted } from './abort.js';
 import { EXTRACT_PAGE, type extractInline, type extractTexts } from './page-extract.js';
 import { cookieHost, sameSite } from './site.js';
 
@@ -25,6 +26,8 @@ export interface GatherOptions {
   probes?: Probes;
   /** Whole gather time limit. */
   timeoutMs?: number;
+  /** Stops the gather (the job's time limit, a runner shutting down): the browser context closes. */
+  signal?: AbortSignal;
   /** Called with a short phase name (progress display). */
   onPhase?: (phase: string) => void;
 }
@@ -46,14 +49,6 @@ let axeSource: Promise<string> | undefined;
 function loadAxe(): Promise<string> {
   axeSource ??= readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
   return axeSource;
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new WebperfError('TIMEOUT', `${what} took longer than ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** Refuses, inside Chromium, every request whose host the guard does not allow. */
@@ -166,11 +161,21 @@ async function retryOnContextLoss<T>(fn: () => Promise<T>): Promise<T> {
 export async function gather(url: string, options: GatherOptions): Promise<Artifacts> {
   const { browser, guard } = options;
   const timeoutMs = options.timeoutMs ?? 120_000;
+  const limit = AbortSignal.timeout(timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, limit]) : limit;
+  signal.throwIfAborted();
   await guard.assertUrl(url);
   const context = await browser.createBrowserContext();
+  // Closing the context is what really stops Lighthouse, axe and the page's own work.
+  const stop = () => void context.close().catch(() => {});
+  signal.addEventListener('abort', stop, { once: true });
   try {
-    return await withTimeout(gatherIn(context, url, options), timeoutMs, 'Loading the page');
+    return await untilAborted(gatherIn(context, url, options), signal);
+  } catch (err) {
+    if (limit.aborted) throw new WebperfError('TIMEOUT', `Loading the page took longer than ${timeoutMs} ms`);
+    throw signal.aborted ? signal.reason : err;
   } finally {
+    signal.removeEventListener('abort', stop);
     await context.close().catch(() => {});
   }
 }

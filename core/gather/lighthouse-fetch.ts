@@ -8,6 +8,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Fetcher } from 'lighthouse/core/gather/fetcher.js';
 import type { Probes } from '../plugin-api.js';
+import { untilAborted } from './abort.js';
 
 const current = new AsyncLocalStorage<Probes>();
 let installed = false;
@@ -21,17 +22,14 @@ function install(): void {
   Fetcher.prototype.fetchResource = async function (this: Fetcher, url: string, options: { timeout: number } = { timeout: 2_000 }): Promise<FetchResult> {
     const probes = current.getStore();
     if (!probes) return original.call(this, url, options);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Fetching ${url} took longer than ${options.timeout} ms`)), options.timeout);
-    });
     try {
-      const res = await Promise.race([probes.fetch(url), timeout]);
+      const res = await untilAborted(probes.fetch(url), AbortSignal.timeout(options.timeout));
       if (res.error) return { status: null, content: null };
       const ok = res.status >= 200 && res.status <= 299;
       return { status: res.status, content: ok ? res.body : null };
-    } finally {
-      clearTimeout(timer);
+    } catch (err) {
+      if (err instanceof DOMException && err.name === 'TimeoutError') throw new Error(`Fetching ${url} took longer than ${options.timeout} ms`);
+      throw err;
     }
   };
 }

@@ -21,3 +21,31 @@ export async function addJob(db: Kysely<any>, job: JobSpec): Promise<void> {
     priority := ${job.priority ?? 0}::int
   )`.execute(db);
 }
+
+/** Records that a runner is alive, with the worker ids that lock its jobs. */
+export async function beat(db: Kysely<any>, runner: { id: string; workerIds: readonly string[]; host: string; pid: number }): Promise<void> {
+  await sql`insert into runner_heartbeats (runner_id, worker_ids, host, pid)
+    values (${runner.id}, ${[...runner.workerIds]}::text[], ${runner.host}, ${runner.pid})
+    on conflict (runner_id) do update set worker_ids = excluded.worker_ids, last_seen = now()`.execute(db);
+}
+
+/** A runner stopping cleanly leaves no heartbeat behind. */
+export async function forgetRunner(db: Kysely<any>, runnerId: string): Promise<void> {
+  await sql`delete from runner_heartbeats where runner_id = ${runnerId}`.execute(db);
+}
+
+/**
+ * Worker ids holding job locks although no runner has announced them for `staleMs`: their runner
+ * died. A lock younger than `staleMs` is left alone, so a runner that has just started and not
+ * yet announced its workers is never mistaken for a dead one. Old heartbeats are forgotten.
+ */
+export async function silentWorkerIds(db: Kysely<any>, staleMs: number): Promise<string[]> {
+  const stale = sql`now() - make_interval(secs => ${staleMs / 1000}::double precision)`;
+  await sql`delete from runner_heartbeats where last_seen < ${stale}`.execute(db);
+  const { rows } = await sql<{ locked_by: string }>`
+    select distinct j.locked_by from graphile_worker.jobs j
+    where j.locked_by is not null and j.locked_at < ${stale}
+      and not exists (select 1 from runner_heartbeats h where j.locked_by = any(h.worker_ids))
+  `.execute(db);
+  return rows.map((r) => r.locked_by);
+}

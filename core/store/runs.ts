@@ -6,7 +6,8 @@
 import { sql, type Transaction } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { DB } from '../db/schema.js';
-import { NOT_RATED, type Category } from '../plugin-api.js';
+import { ANALYTICS_TYPE_OF_TEST } from '../analytics.js';
+import { NOT_RATED } from '../plugin-api.js';
 import type { TestOutcome } from '../pipeline.js';
 import { addJob } from './jobs.js';
 import { notifyCache, withCacheEvents } from './notify.js';
@@ -40,17 +41,28 @@ export async function queueRun(db: Db | Transaction<DB>, run: NewRun): Promise<n
   return 'isTransaction' in db && db.isTransaction ? exec(db as Transaction<DB>) : (db as Db).transaction().execute(exec);
 }
 
+/** Points a site's runs not yet stored at its new address (the demo site's port changes per start). */
+export async function retargetOpenRuns(db: Db, siteId: number, url: string): Promise<void> {
+  await db.updateTable('test_runs').set({ url }).where('site_id', '=', siteId).where('status', 'in', ['queued', 'running']).execute();
+}
+
 export async function getRun(db: Db, id: number) {
   return db.selectFrom('test_runs').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function markRun(db: Db, id: number, status: 'running' | 'failed', error?: string): Promise<void> {
-  await db
+/**
+ * Records a run's state. `queued` with an error: an attempt failed and another one will follow.
+ * `failed` only when no attempt is left; the order fails with its last open run.
+ */
+export async function markRun(db: Db, id: number, status: 'running' | 'queued' | 'failed', error?: string): Promise<void> {
+  const changed = await db
     .updateTable('test_runs')
     .set({ status, error: error ?? null, ...(status === 'failed' ? { finished_at: new Date() } : {}) })
     .where('id', '=', id)
-    .execute();
-  if (status === 'failed') {
+    // A run stored by another attempt stays stored, and so does its order.
+    .where('status', '!=', 'done')
+    .executeTakeFirst();
+  if (status === 'failed' && changed.numUpdatedRows > 0n) {
     await db
       .updateTable('orders')
       .set({ status: 'failed' })
@@ -60,19 +72,19 @@ export async function markRun(db: Db, id: number, status: 'running' | 'failed', 
   }
 }
 
-const RATING_COLUMN: Record<Category, 'rating_a11y' | 'rating_infosec' | 'rating_pagespeed' | 'rating_webstandard'> = {
-  a11y: 'rating_a11y',
-  infosec: 'rating_infosec',
-  pagespeed: 'rating_pagespeed',
-  webstandard: 'rating_webstandard',
-};
-
 const rated = (r: number | undefined | null) => (typeof r === 'number' && r !== NOT_RATED && r >= 1 ? r : null);
 
-/** Writes every outcome of a run, and the summaries, in one transaction. Returns the result ids. */
-export async function saveRunResults(db: Db, runId: number, outcomes: readonly TestOutcome[], testDate = new Date()): Promise<number[]> {
+/**
+ * Writes every outcome of a run, and the summaries, in one transaction. Returns the result ids.
+ * Idempotent: the run's status is read under its row lock, so when two attempts of one run both
+ * get here (a runner thought dead, a retry), the second stores nothing and returns []. An attempt
+ * whose `signal` has aborted (time limit, shutdown) stores nothing either.
+ */
+export async function saveRunResults(db: Db, runId: number, outcomes: readonly TestOutcome[], testDate = new Date(), signal?: AbortSignal): Promise<number[]> {
   return withCacheEvents(db, async (trx) => {
+    signal?.throwIfAborted();
     const run = await trx.selectFrom('test_runs').selectAll().where('id', '=', runId).forUpdate().executeTakeFirstOrThrow();
+    if (run.status === 'done') return [];
     const ids: number[] = [];
     for (const o of outcomes) {
       const row = await trx
@@ -105,7 +117,8 @@ export async function saveRunResults(db: Db, runId: number, outcomes: readonly T
           )
           .execute();
         await addMonthly(trx, run.site_id, testDate, o);
-        const tools = (o.data as { tools?: unknown }).tools;
+        // Only the analytics plugin's findings are analytics detections.
+        const tools = o.typeOfTest === ANALYTICS_TYPE_OF_TEST ? (o.data as { tools?: unknown }).tools : undefined;
         if (Array.isArray(tools)) {
           for (const tool of tools) {
             await trx
@@ -126,6 +139,8 @@ export async function saveRunResults(db: Db, runId: number, outcomes: readonly T
         .where((eb) => eb.not(eb.exists(eb.selectFrom('test_runs').select('id').where('order_id', '=', run.order_id!).where('status', 'in', ['queued', 'running']))))
         .execute();
     }
+    // The last moment to notice a late attempt: nothing is committed yet.
+    signal?.throwIfAborted();
     if (!run.private) {
       await refreshSiteScores(trx, run.site_id);
       await refreshCategoryScores(trx, run.site_id);
@@ -194,5 +209,3 @@ export async function refreshCategoryScores(trx: Trx | Db, siteId: number | null
       webstandard = excluded.webstandard, overall = excluded.overall, updated_at = now()
   `.execute(trx);
 }
-
-export { RATING_COLUMN };

@@ -1,6 +1,9 @@
 /**
  * Task run_tests: test one queued run's page and store all its results in one transaction.
- * One Chromium per runner process (the pool relaunches it after a crash); a hard time limit per job.
+ * One Chromium per runner process (the pool relaunches it after a crash); a hard time limit per
+ * job that really stops the work: one AbortSignal (graphile-worker's, for a shutdown, joined with
+ * the time limit) runs through the page load and the plugins and closes the browser context, and
+ * a late attempt stores nothing.
  */
 import type { Task } from 'graphile-worker';
 import { executeRun, type EngineDeps } from '../../core/engine.js';
@@ -37,26 +40,28 @@ export function runTestsTask(deps: RunTestsDeps): Task<'run_tests'> {
   return async (payload, helpers) => {
     // Old or SQL-added jobs may not match the declared type: check at run time.
     if (!isPayload(payload)) throw new Error(`run_tests: invalid payload ${JSON.stringify(payload)}`);
-    const browser = await deps.pool.acquire();
-    const engine: EngineDeps = { browser, guard: deps.guard, registry: deps.registry, gatherTimeoutMs: deps.jobTimeoutMs };
-    let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new WebperfError('TIMEOUT', `run ${payload.runId} took longer than ${deps.jobTimeoutMs} ms`)), deps.jobTimeoutMs);
-    });
+    const limit = AbortSignal.timeout(deps.jobTimeoutMs);
+    const signal = AbortSignal.any([helpers.abortSignal, limit]);
     try {
-      const ids = await Promise.race([executeRun(deps.db, payload.runId, engine), limit]);
+      const browser = await deps.pool.acquire();
+      const engine: EngineDeps = { browser, guard: deps.guard, registry: deps.registry, gatherTimeoutMs: deps.jobTimeoutMs };
+      const ids = await executeRun(deps.db, payload.runId, engine, { signal });
       helpers.logger.info(`run ${payload.runId}: stored ${ids.length} results`);
-      await deps.onStored?.(payload.runId, ids);
-    } catch (err) {
-      await markRun(deps.db, payload.runId, 'failed', err instanceof Error ? err.message : String(err)).catch(() => {});
+      if (ids.length > 0) await deps.onStored?.(payload.runId, ids);
+    } catch (caught) {
+      let err = caught;
+      if (limit.aborted) err = new WebperfError('TIMEOUT', `run ${payload.runId} took longer than ${deps.jobTimeoutMs} ms`);
+      else if (helpers.abortSignal.aborted) err = new Error(`run ${payload.runId}: the runner stopped`);
+      const message = err instanceof Error ? err.message : String(err);
       // A target the guard refuses will never succeed: do not retry it.
+      const final = (err instanceof WebperfError && err.code === 'TARGET_BLOCKED') || helpers.job.attempts >= helpers.job.max_attempts;
+      // The run fails only when no attempt is left; until then it waits for its retry.
+      await markRun(deps.db, payload.runId, final ? 'failed' : 'queued', message).catch(() => {});
       if (err instanceof WebperfError && err.code === 'TARGET_BLOCKED') {
-        helpers.logger.warn(`run ${payload.runId}: ${err.message}`);
+        helpers.logger.warn(`run ${payload.runId}: ${message}`);
         return;
       }
       throw err;
-    } finally {
-      clearTimeout(timer);
     }
   };
 }

@@ -122,7 +122,7 @@ t.test('a job over its hard time limit fails the run; the guard refuses a loopba
   t.equal(blocked.status, 'failed');
   t.match(blocked.error, /not allowed as a test target/);
   const jobs = await db.selectFrom('graphile_worker.jobs' as any).select(['id', 'attempts', 'last_error'] as any).execute();
-  t.same(jobs, [{ id: 1, attempts: 1, last_error: `run ${slowRun} took longer than 3000 ms` }], 'the timed-out job waits for its retry; the blocked one is not retried');
+  t.same(jobs, [{ id: 1, attempts: 2, last_error: `run ${slowRun} took longer than 3000 ms` }], 'the timed-out job failed only after its last attempt; the blocked one is not retried');
 });
 
 t.test('the crontab queues a daily test of every followed site', async (t) => {

@@ -3,10 +3,12 @@
  * runner, the scheduler, the demo and the API; prints the addresses, the demo site id and key; the
  * demo's scores appear at /item/{id}; Ctrl-C stops everything; a second start reuses the data.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import t from 'tap';
 import { PROJECT_ROOT } from '../../core/config.js';
 
@@ -21,9 +23,9 @@ interface Started {
   exited: Promise<number | null>;
 }
 
-async function start(dataDir: string): Promise<Started> {
+async function start(dataDir: string, env: Record<string, string> = {}): Promise<Started> {
   const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { ...process.env, PORT: '0', WEBPERF_DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '' },
+    env: { ...process.env, PORT: '0', WEBPERF_DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
@@ -104,4 +106,85 @@ t.test('npm start: one process, demo scores within two minutes, clean Ctrl-C, da
   const again = await fetch(`${second.api}/item/${second.siteId}`, { headers: { 'api-key': second.key } }).then((r) => r.json());
   t.same(again.data.scores, scores, 'the scores survived the restart');
   t.equal(await stopWith(second, 'SIGTERM'), 0);
+});
+
+const execFileP = promisify(execFile);
+
+/** An operator command against the same data folder, as a second process. */
+async function webperf(dataDir: string, ...args: string[]) {
+  try {
+    const { stdout, stderr } = await execFileP(process.execPath, [BIN, ...args], { env: { ...process.env, WEBPERF_DATA_DIR: dataDir, DATABASE_URL: '' }, timeout: 120_000 });
+    return { code: 0, stdout, stderr };
+  } catch (err: any) {
+    return { code: err.code as number, stdout: err.stdout as string, stderr: err.stderr as string };
+  }
+}
+
+/** Alive and not a zombie. */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+async function until(what: string, ms: number, probe: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+t.test('operator commands work while the service runs; a service killed with SIGKILL leaves no Chromium and starts again', async (t) => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'webperf-ops-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const fast = { WEBPERF_HEARTBEAT_MS: '1000', WEBPERF_STALE_AFTER_MS: '5000' };
+  const first = await start(dataDir, fast);
+  t.teardown(() => first.child.kill('SIGKILL'));
+
+  const created = await webperf(dataDir, 'keys', 'create', '--site', String(first.siteId), '--label', 'ops', '--json');
+  t.equal(created.code, 0, created.stderr);
+  const key: string = JSON.parse(created.stdout).key;
+  t.match(key, /^wpk_/);
+  const item = await fetch(`${first.api}/item/${first.siteId}`, { headers: { 'api-key': key } });
+  t.equal(item.status, 200, 'the new key works against the running API');
+  t.equal((await item.json()).data.title, 'Exempelby kommun (demo)');
+  const list = await webperf(dataDir, 'keys', 'list', '--json');
+  t.equal(list.code, 0, list.stderr);
+  t.same(JSON.parse(list.stdout).map((k: any) => k.label).sort(), ['demo', 'ops']);
+
+  const twice = await webperf(dataDir, 'serve');
+  t.equal(twice.code, 1);
+  t.match(twice.stderr, new RegExp(`^webperf: webperf \\(pid ${first.child.pid}\\) already runs on the data folder `), 'a second service on the same data folder is refused clearly');
+  t.notMatch(twice.stderr, /undefined/);
+
+  const pidDir = path.join(dataDir, 'chromium');
+  await until('the runner has launched Chromium', 60_000, () => existsSync(pidDir) && readdirSync(pidDir).length > 0);
+  const chromium = JSON.parse(readFileSync(path.join(pidDir, `${first.child.pid}.json`), 'utf8')).chromium as number;
+  first.child.kill('SIGKILL');
+  await first.exited;
+  await until('the killed service\'s Chromium ends', 30_000, () => !running(chromium));
+  t.pass('no Chromium of the killed service survives');
+
+  const second = await start(dataDir, fast);
+  t.teardown(() => second.child.kill('SIGKILL'));
+  t.equal(second.siteId, first.siteId, 'same demo site');
+  t.equal(second.key, first.key, 'same demo key');
+  t.not(second.api, first.api);
+  let scores: any = null;
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    const body = await fetch(`${second.api}/item/${second.siteId}`, { headers: { 'api-key': key } }).then((r) => r.json());
+    if (typeof body.data.scores?.overall === 'number') {
+      scores = body.data.scores;
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  t.ok(scores, 'the demo site is tested, at its current address, within two minutes of the restart');
+  t.equal(await stopWith(second, 'SIGTERM'), 0);
+  t.same(readdirSync(pidDir), [], 'a clean stop leaves no Chromium note');
 });

@@ -1,0 +1,62 @@
+/**
+ * Runner heartbeats. A runner killed with SIGKILL leaves its jobs locked, and graphile-worker frees
+ * such locks only after 4 hours. So every runner announces, every `intervalMs`, that it is alive
+ * and which worker ids lock its jobs; and at each beat it unlocks, with graphile-worker's own
+ * forceUnlockWorkers, the jobs of workers no runner has announced for `staleMs`. A live runner, or
+ * the same installation restarted, then picks the job up again.
+ */
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { makeWorkerUtils, type Logger } from 'graphile-worker';
+import type { Db } from '../core/db/database.js';
+import { beat, forgetRunner, silentWorkerIds } from '../core/store/jobs.js';
+
+export interface HeartbeatOptions {
+  db: Db;
+  connectionString: string;
+  intervalMs: number;
+  staleMs: number;
+  /** The runner's current worker ids. */
+  workerIds: () => readonly string[];
+  logger: Logger;
+}
+
+export interface Heartbeat {
+  runnerId: string;
+  stop(): Promise<void>;
+}
+
+export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbeat> {
+  const runnerId = `runner-${os.hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const utils = await makeWorkerUtils({ connectionString: options.connectionString, logger: options.logger });
+  const tick = async () => {
+    try {
+      await beat(options.db, { id: runnerId, workerIds: options.workerIds(), host: os.hostname(), pid: process.pid });
+      const silent = await silentWorkerIds(options.db, options.staleMs);
+      if (silent.length > 0) {
+        await utils.forceUnlockWorkers(silent);
+        options.logger.warn(`unlocked the jobs of ${silent.length} silent worker(s): ${silent.join(', ')}`);
+      }
+    } catch (err) {
+      // The database may be restarting: the next beat tries again.
+      options.logger.error(`heartbeat failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+  let running: Promise<void> = tick();
+  await running;
+  const timer = setInterval(() => {
+    running = running.then(tick);
+  }, options.intervalMs);
+  let stopped = false;
+  return {
+    runnerId,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(timer);
+      await running;
+      await forgetRunner(options.db, runnerId).catch(() => {});
+      await utils.release();
+    },
+  };
+}

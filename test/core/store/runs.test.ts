@@ -1,0 +1,76 @@
+/**
+ * Storing a run's results: exactly once, nothing from an aborted attempt, failed only when no
+ * attempt is left, and analytics detections from the analytics plugin's results only.
+ */
+import t from 'tap';
+import { ANALYTICS_TYPE_OF_TEST } from '../../../core/analytics.js';
+import { markRun, saveRunResults } from '../../../core/store/runs.js';
+import { createTestDb } from '../../helpers/db.js';
+import { outcome, seedSite } from '../../helpers/seed.js';
+import type { Db } from '../../../core/db/database.js';
+
+async function openRun(db: Db, siteId: number, withOrder = false) {
+  const order = withOrder
+    ? await db.insertInto('orders').values({ site_id: siteId, kind: 'retest', credits: 1, status: 'running' }).returning('id').executeTakeFirstOrThrow()
+    : null;
+  const run = await db
+    .insertInto('test_runs')
+    .values({ site_id: siteId, url: 'https://a.example/', status: 'running', order_id: order?.id ?? null })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return { runId: Number(run.id), orderId: order ? Number(order.id) : null };
+}
+
+const count = async (db: Db, table: 'test_results' | 'monthly_scores' | 'analytics_detections') =>
+  Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+t.test('a second attempt of a stored run stores nothing; an aborted attempt stores nothing', async (t) => {
+  const { db } = await createTestDb(t);
+  const siteId = await seedSite(db, { title: 'a', url: 'https://a.example/' });
+  const { runId, orderId } = await openRun(db, siteId, true);
+
+  const aborted = AbortSignal.abort(new Error('late'));
+  await t.rejects(saveRunResults(db, runId, [outcome(30, 4, { pagespeed: 4 })], new Date(), aborted), { message: 'late' });
+  t.equal(await count(db, 'test_results'), 0, 'the aborted attempt stored nothing');
+
+  const both = await Promise.all([
+    saveRunResults(db, runId, [outcome(30, 4, { pagespeed: 4 })]),
+    saveRunResults(db, runId, [outcome(30, 3, { pagespeed: 3 })]),
+  ]);
+  t.same(both.map((ids) => ids.length).sort(), [0, 1], 'two attempts at once: one stores, the other finds the run done');
+  t.equal(await count(db, 'test_results'), 1);
+  const monthly = await db.selectFrom('monthly_scores').select(['type_of_score', 'score_count']).orderBy('type_of_score').execute();
+  t.same(monthly, [{ type_of_score: 'kat-perf', score_count: 1 }, { type_of_score: 'kat-total', score_count: 1 }], 'monthly scores counted once');
+  t.same(await saveRunResults(db, runId, [outcome(30, 2, { pagespeed: 2 })]), [], 'a later attempt stores nothing');
+  t.equal((await db.selectFrom('orders').select('status').where('id', '=', orderId!).executeTakeFirstOrThrow()).status, 'done');
+
+  await markRun(db, runId, 'failed', 'a late failure');
+  const run = await db.selectFrom('test_runs').select(['status', 'error']).where('id', '=', runId).executeTakeFirstOrThrow();
+  t.same(run, { status: 'done', error: null }, 'a late failing attempt does not undo a stored run');
+  t.equal((await db.selectFrom('orders').select('status').where('id', '=', orderId!).executeTakeFirstOrThrow()).status, 'done');
+});
+
+t.test('a run and its order fail only when no attempt is left', async (t) => {
+  const { db } = await createTestDb(t);
+  const siteId = await seedSite(db, { title: 'a', url: 'https://a.example/' });
+  const { runId, orderId } = await openRun(db, siteId, true);
+  await markRun(db, runId, 'queued', 'first attempt failed');
+  t.same(await db.selectFrom('test_runs').select(['status', 'error']).where('id', '=', runId).executeTakeFirstOrThrow(), { status: 'queued', error: 'first attempt failed' });
+  t.equal((await db.selectFrom('orders').select('status').where('id', '=', orderId!).executeTakeFirstOrThrow()).status, 'running', 'the order waits for the retry');
+  await markRun(db, runId, 'failed', 'last attempt failed');
+  t.same(await db.selectFrom('test_runs').select(['status', 'error']).where('id', '=', runId).executeTakeFirstOrThrow(), { status: 'failed', error: 'last attempt failed' });
+  t.equal((await db.selectFrom('orders').select('status').where('id', '=', orderId!).executeTakeFirstOrThrow()).status, 'failed');
+});
+
+t.test('only the analytics plugin\'s results feed the analytics detections', async (t) => {
+  const { db } = await createTestDb(t);
+  const siteId = await seedSite(db, { title: 'a', url: 'https://a.example/' });
+  const { runId } = await openRun(db, siteId);
+  await saveRunResults(db, runId, [
+    outcome(ANALYTICS_TYPE_OF_TEST, 3, { infosec: 3 }, { tools: ['Matomo'] }),
+    outcome(30, 4, { pagespeed: 4 }, { tools: ['Not an analytics tool'] }),
+  ]);
+  const detections = await db.selectFrom('analytics_detections').select(['tool', 'run_id']).execute();
+  t.same(detections.map((d) => ({ ...d, run_id: Number(d.run_id) })), [{ tool: 'Matomo', run_id: runId }]);
+  t.equal(ANALYTICS_TYPE_OF_TEST, 101);
+});
