@@ -9,9 +9,10 @@
  *   sent twice in a urlencoded body becomes an array and so fails the route's schema.
  * - `bodyError` maps the framework's and @fastify/multipart's body errors to catalogue errors;
  *   the one error handler (api/plugins/errors.ts) calls it.
- * - An error answered while the client is still sending its body is held back until the body has
- *   been read (up to DRAIN_BYTES / DRAIN_MS): closing a socket with unread data makes the kernel
- *   send a reset, and the client then sees a reset instead of its 413.
+ * - An error answered while the client is still sending its body (a 413, a 401 before the body is
+ *   read) keeps the connection open while the rest of the body is read and dropped (up to
+ *   DRAIN_BYTES / DRAIN_MS): closing a socket with unread data makes the kernel send a reset, and
+ *   the client then sees a reset instead of its answer.
  */
 import type { IncomingMessage } from 'node:http';
 import fp from 'fastify-plugin';
@@ -40,10 +41,10 @@ declare module 'fastify' {
   }
 }
 
-/** Most bytes of an unread body read and dropped before an error answer is sent. */
+/** Most bytes of an unread body read and dropped after an error answer. */
 export const DRAIN_BYTES = 8 * 1024 * 1024;
-/** Longest wait for the rest of an unread body before an error answer is sent anyway. */
-export const DRAIN_MS = 10_000;
+/** Longest wait for the rest of an unread body after an error answer. */
+export const DRAIN_MS = 30_000;
 
 /** Multipart limits besides the field size: a form has a few text fields and no file. */
 const MULTIPART_LIMITS = { fields: 10, files: 1, fileSize: 1, parts: 20 } as const;
@@ -99,7 +100,7 @@ export function parseUrlencoded(body: string): Record<string, string | string[]>
 
 /**
  * Reads and drops the rest of a request body: true once it has ended, false when it is larger
- * than `maxBytes` or takes longer than `ms` (the answer then closes the connection).
+ * than `maxBytes` or takes longer than `ms`.
  */
 export function drainBody(req: IncomingMessage, maxBytes = DRAIN_BYTES, ms = DRAIN_MS): Promise<boolean> {
   if (req.complete || req.destroyed) return Promise.resolve(req.complete);
@@ -144,9 +145,19 @@ export default fp(
       done(null, parseUrlencoded(body as string));
     });
     app.addHook('onSend', async (request, reply, payload) => {
-      if (reply.statusCode >= 400 && !request.raw.complete) {
-        const ended = await drainBody(request.raw);
-        if (!ended) void reply.header('connection', 'close');
+      if (reply.statusCode < 400 || request.raw.complete) return payload;
+      if (reply.raw.shouldKeepAlive) {
+        // Answer now and keep the connection, which Fastify would close (`connection: close`)
+        // with the body unread: the kernel then resets it and the client, still sending, sees
+        // the reset instead of this answer. The rest of the body is read and dropped; a body
+        // over the drain limits ends the connection.
+        reply.removeHeader('connection');
+        void drainBody(request.raw).then((ended) => {
+          if (!ended) request.raw.destroy();
+        });
+      } else if (!(await drainBody(request.raw))) {
+        // The client asked to close: the body is read first, so that the close is clean.
+        void reply.header('connection', 'close');
       }
       return payload;
     });
