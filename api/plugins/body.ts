@@ -151,9 +151,13 @@ export default fp(
         // with the body unread: the kernel then resets it and the client, still sending, sees
         // the reset instead of this answer. The rest of the body is read and dropped; a body
         // over the drain limits ends the connection.
+        // Counted from when the answer has gone: Node then starts dropping the body itself and
+        // removes any earlier 'data' listener.
         reply.removeHeader('connection');
-        void drainBody(request.raw).then((ended) => {
-          if (!ended) request.raw.destroy();
+        reply.raw.once('finish', () => {
+          void drainBody(request.raw).then((ended) => {
+            if (!ended) request.raw.destroy();
+          });
         });
       } else if (!(await drainBody(request.raw))) {
         // The client asked to close: the body is read first, so that the close is clean.
