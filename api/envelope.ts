@@ -1,5 +1,6 @@
 /**
- * The response envelope and shared schema pieces.
+ * Shapes shared by the open and the premium routes: the version, site addresses, the organisation
+ * record, scores and error responses (premium-only fragments: api/routes/premium/schemas.ts).
  */
 export const LATEST_VERSION = '0.1';
 

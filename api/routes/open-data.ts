@@ -3,10 +3,12 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { round } from '../../core/rating.js';
-import { getSite, getSiteScores, listPublicSector } from '../../core/store/sites.js';
+import { getSite, getSiteScores } from '../../core/store/sites.js';
+import { readPublicSector } from '../../core/store/public-sector.js';
 import { canReach } from '../../core/store/keys.js';
 import { WebperfError } from '../../core/errors.js';
 import { LATEST_VERSION, ORG_RECORD_SCHEMA, SCORES_SCHEMA, errorResponses, siteUri } from '../envelope.js';
+import { baseUrl } from '../request-helpers.js';
 
 export const LICENCE = {
   name: 'CC BY-SA 4.0',
@@ -22,7 +24,6 @@ const LICENCE_SCHEMA = {
 
 const openData: FastifyPluginAsync = async (app) => {
   app.addSchema(ORG_RECORD_SCHEMA);
-  const base = () => app.deps.config.publicUrl ?? '';
 
   app.get('/public-sector/', {
     schema: {
@@ -45,13 +46,12 @@ const openData: FastifyPluginAsync = async (app) => {
       },
     },
   }, async (request) => {
-    const rows = await listPublicSector(app.deps.db);
-    const b = base() || `${request.protocol}://${request.host}`;
-    const changed = await app.deps.db.selectFrom('sites').select((eb) => eb.fn.max('created_at').as('at')).where('public_sector', '=', true).executeTakeFirst();
+    const { rows, changedAt } = await readPublicSector(app.deps.db);
+    const b = baseUrl(request);
     return {
       api_version: LATEST_VERSION,
       result_count: new Set(rows.map((r) => r.url)).size,
-      timestamp: (changed?.at ? new Date(changed.at) : new Date()).toISOString(),
+      timestamp: (changedAt ?? new Date()).toISOString(),
       licence: LICENCE,
       source: 'webperf open data; organisation list compiled from Wikidata and public address lists (see core/data/public-sector.SOURCES.md)',
       data: rows.map((r) => ({ category: r.org_category, sameAs: r.same_as, title: r.title, uri: siteUri(b, r.id), url: r.url })),
@@ -90,7 +90,7 @@ const openData: FastifyPluginAsync = async (app) => {
     const site = await getSite(app.deps.db, request.params.id);
     const reachable = key !== null && site !== undefined && canReach(key, site.id);
     if (!site || (!site.public_sector && !reachable)) throw new WebperfError('SITE_NOT_FOUND');
-    const b = base() || `${request.protocol}://${request.host}`;
+    const b = baseUrl(request);
     const data: Record<string, unknown> = {
       category: site.org_category,
       sameAs: site.same_as,

@@ -6,7 +6,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import rateLimit from '../../plugins/rate-limit.js';
 import results from './results.js';
+import privateStats from './private-stats.js';
 import orders from './orders.js';
+import lix from './lix.js';
 import type { PremiumOptions } from './options.js';
 
 export type { PremiumOptions } from './options.js';
@@ -23,7 +25,9 @@ const premium: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   // Not `opts` itself: it carries buildApp's `prefix`, which the children would add a second time.
   const childOpts: PremiumOptions = { version: opts.version, hidden: opts.hidden };
   await app.register(results, childOpts);
+  await app.register(privateStats, childOpts);
   await app.register(orders, childOpts);
+  await app.register(lix, childOpts);
 };
 
 export default premium;
