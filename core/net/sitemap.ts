@@ -27,7 +27,16 @@ export interface SitemapInfo {
   entries: number | null;
   /** Why the file could not be read or used, in English (stored data, not report text); null when fine. */
   error: string | null;
+  /** The same as a code, for callers that word their own reports; null when fine. */
+  problem: SitemapProblem | null;
 }
+
+/**
+ * unreachable: no 200 answer · not-sitemap: an HTML page (a soft 404) · too-large: over maxBytes,
+ * compressed or not · bad-gzip: gzip magic but no valid stream · malformed: not well-formed XML or
+ * another root · not-read: left out by maxSitemaps or maxDepth.
+ */
+export type SitemapProblem = 'unreachable' | 'not-sitemap' | 'too-large' | 'bad-gzip' | 'malformed' | 'not-read';
 
 /** Bounds of one read; the defaults are the protocol's own limits per file. */
 export interface SitemapLimits {
@@ -90,14 +99,14 @@ interface Parsed {
 }
 
 async function readOne(probes: Probes, url: string, maxBytes: number): Promise<Parsed> {
-  const info: SitemapInfo = { url, status: 0, gzipped: false, kind: null, well_formed: null, entries: null, error: null };
+  const info: SitemapInfo = { url, status: 0, gzipped: false, kind: null, well_formed: null, entries: null, error: null, problem: null };
   const none = { info, children: [], pages: [] };
   const res = await probes.fetch(url, { maxBytes });
   info.status = res.status;
-  if (res.error) return { ...none, info: { ...info, error: res.error } };
-  if (res.status !== 200) return { ...none, info: { ...info, error: `Answered ${res.status}, not 200` } };
+  if (res.error) return { ...none, info: { ...info, error: res.error, problem: 'unreachable' } };
+  if (res.status !== 200) return { ...none, info: { ...info, error: `Answered ${res.status}, not 200`, problem: 'unreachable' } };
   const raw = probeBody(res) ?? { bytes: Buffer.from(res.body, 'utf8'), truncated: false };
-  if (raw.truncated) return { ...none, info: { ...info, error: `Larger than ${maxBytes} bytes` } };
+  if (raw.truncated) return { ...none, info: { ...info, error: `Larger than ${maxBytes} bytes`, problem: 'too-large' } };
   let text: string;
   if (isGzip(raw.bytes)) {
     info.gzipped = true;
@@ -106,24 +115,24 @@ async function readOne(probes: Probes, url: string, maxBytes: number): Promise<P
       text = (await gunzipAsync(raw.bytes, { maxOutputLength: maxBytes })).toString('utf8');
     } catch (err) {
       const tooBig = err instanceof RangeError || (err as NodeJS.ErrnoException)?.code === 'ERR_BUFFER_TOO_LARGE';
-      return { ...none, info: { ...info, error: tooBig ? `Larger than ${maxBytes} bytes uncompressed` : 'Not valid gzip' } };
+      return { ...none, info: { ...info, error: tooBig ? `Larger than ${maxBytes} bytes uncompressed` : 'Not valid gzip', problem: tooBig ? 'too-large' : 'bad-gzip' } };
     }
   } else {
     text = raw.bytes.toString('utf8');
   }
-  if (looksLikeHtml(res, text)) return { ...none, info: { ...info, error: 'Answered with an HTML page, not a sitemap' } };
+  if (looksLikeHtml(res, text)) return { ...none, info: { ...info, error: 'Answered with an HTML page, not a sitemap', problem: 'not-sitemap' } };
   if (!text.trim() || XMLValidator.validate(text) !== true) {
-    return { ...none, info: { ...info, well_formed: false, error: 'Not well-formed XML' } };
+    return { ...none, info: { ...info, well_formed: false, error: 'Not well-formed XML', problem: 'malformed' } };
   }
   let doc: Record<string, any>;
   try {
     doc = parser.parse(text) as Record<string, any>;
   } catch {
-    return { ...none, info: { ...info, well_formed: false, error: 'Not well-formed XML' } };
+    return { ...none, info: { ...info, well_formed: false, error: 'Not well-formed XML', problem: 'malformed' } };
   }
   const root = Object.keys(doc).find((k) => !k.startsWith('?') && !k.startsWith('#'));
   if (root !== 'urlset' && root !== 'sitemapindex') {
-    return { ...none, info: { ...info, well_formed: false, error: `Root element is <${root ?? ''}>, not <urlset> or <sitemapindex>` } };
+    return { ...none, info: { ...info, well_formed: false, error: `Root element is <${root ?? ''}>, not <urlset> or <sitemapindex>`, problem: 'malformed' } };
   }
   const content = doc[root] && typeof doc[root] === 'object' ? doc[root] : {};
   const found = locs(root === 'urlset' ? content.url : content.sitemap);
@@ -158,7 +167,7 @@ export async function readSitemaps(probes: Probes, urls: string[], limits: Sitem
   const sitemaps: SitemapInfo[] = [];
   const pages = new Set<string>();
   const seen = new Set<string>();
-  const skipped = (url: string, error: string): SitemapInfo => ({ url, status: 0, gzipped: false, kind: null, well_formed: null, entries: null, error });
+  const skipped = (url: string, error: string): SitemapInfo => ({ url, status: 0, gzipped: false, kind: null, well_formed: null, entries: null, error, problem: 'not-read' });
   let read = 0;
   let level = urls;
   for (let depth = 0; level.length > 0; depth++) {

@@ -18,10 +18,10 @@ const origin = site.url.replace(/\/$/, '');
 t.test('reads an index, follows it once per file, gunzips by magic bytes and de-duplicates pages', async (t) => {
   const { sitemaps, urls } = await readSitemaps(createProbes(LOOPBACK_GUARD), [`${origin}/sitemap_index.xml`, `${origin}/sitemap-news.xml.gz`]);
   t.same(sitemaps, [
-    { url: `${origin}/sitemap_index.xml`, status: 200, gzipped: false, kind: 'sitemapindex', well_formed: true, entries: 3, error: null },
-    { url: `${origin}/sitemap-news.xml.gz`, status: 200, gzipped: true, kind: 'urlset', well_formed: true, entries: 2, error: null },
-    { url: `${origin}/sitemap-pages.xml.gz`, status: 200, gzipped: true, kind: 'urlset', well_formed: true, entries: 4, error: null },
-    { url: `${origin}/sitemap-plain.xml`, status: 200, gzipped: false, kind: 'urlset', well_formed: true, entries: 2, error: null },
+    { url: `${origin}/sitemap_index.xml`, status: 200, gzipped: false, kind: 'sitemapindex', well_formed: true, entries: 3, error: null, problem: null },
+    { url: `${origin}/sitemap-news.xml.gz`, status: 200, gzipped: true, kind: 'urlset', well_formed: true, entries: 2, error: null, problem: null },
+    { url: `${origin}/sitemap-pages.xml.gz`, status: 200, gzipped: true, kind: 'urlset', well_formed: true, entries: 4, error: null, problem: null },
+    { url: `${origin}/sitemap-plain.xml`, status: 200, gzipped: false, kind: 'urlset', well_formed: true, entries: 2, error: null, problem: null },
   ]);
   t.same(urls, [
     'https://kommun.example/nyheter',
@@ -46,25 +46,26 @@ t.test('limits: files in all, index depth, bytes per file and page URLs are repo
   t.same(few.urls, ['https://kommun.example/', 'https://kommun.example/om-kommunen', 'https://kommun.example/bygga-bo']);
 
   const shallow = await readSitemaps(probes, [`${origin}/sitemap_index.xml`], { maxDepth: 0 });
+  t.same(shallow.sitemaps.map((s) => s.problem), [null, 'not-read', 'not-read', 'not-read']);
   t.same(shallow.sitemaps.map((s) => s.error), [null, ...Array(3).fill('Index nested deeper than 0 levels; not read')]);
   t.same(shallow.urls, []);
 
   const small = await readSitemaps(probes, [`${origin}/sitemap-plain.xml`, `${origin}/sitemap-pages.xml.gz`], { maxBytes: 200 });
-  t.same(small.sitemaps.map((s) => [s.status, s.gzipped, s.well_formed, s.entries, s.error]), [
-    [200, false, null, null, 'Larger than 200 bytes'],
+  t.same(small.sitemaps.map((s) => [s.status, s.gzipped, s.well_formed, s.entries, s.error, s.problem]), [
+    [200, false, null, null, 'Larger than 200 bytes', 'too-large'],
     // 178 bytes on the wire, 353 once inflated: the limit holds for both.
-    [200, true, null, null, 'Larger than 200 bytes uncompressed'],
+    [200, true, null, null, 'Larger than 200 bytes uncompressed', 'too-large'],
   ]);
 });
 
 t.test('missing, HTML, refused and malformed sitemaps each say why', async (t) => {
   const guard = new TargetGuard([origin]);
   const { sitemaps } = await readSitemaps(createProbes(guard), [`${origin}/sitemap-gone.xml`, `${origin}/`, `${origin}/robots.txt`, 'http://127.0.0.2:9/sitemap.xml']);
-  t.same(sitemaps.map((s) => [s.url, s.status, s.kind, s.well_formed, s.entries]), [
-    [`${origin}/sitemap-gone.xml`, 404, null, null, null],
-    [`${origin}/`, 200, null, null, null],
-    [`${origin}/robots.txt`, 200, null, false, null],
-    ['http://127.0.0.2:9/sitemap.xml', 0, null, null, null],
+  t.same(sitemaps.map((s) => [s.url, s.status, s.kind, s.well_formed, s.entries, s.problem]), [
+    [`${origin}/sitemap-gone.xml`, 404, null, null, null, 'unreachable'],
+    [`${origin}/`, 200, null, null, null, 'not-sitemap'],
+    [`${origin}/robots.txt`, 200, null, false, null, 'malformed'],
+    ['http://127.0.0.2:9/sitemap.xml', 0, null, null, null, 'unreachable'],
   ]);
   t.equal(sitemaps[0].error, 'Answered 404, not 200');
   t.equal(sitemaps[1].error, 'Answered with an HTML page, not a sitemap');
@@ -84,6 +85,6 @@ t.test('probes that carry text only (no bytes beside the answer) are read from t
   };
   const { sitemaps, urls } = await readSitemaps(textOnly, ['https://kommun.example/sitemap.xml']);
   // An entry without <loc> is no entry; a relative <loc> is resolved against the sitemap's URL.
-  t.same(sitemaps, [{ url: 'https://kommun.example/sitemap.xml', status: 200, gzipped: false, kind: 'urlset', well_formed: true, entries: 1, error: null }]);
+  t.same(sitemaps, [{ url: 'https://kommun.example/sitemap.xml', status: 200, gzipped: false, kind: 'urlset', well_formed: true, entries: 1, error: null, problem: null }]);
   t.same(urls, ['https://kommun.example/relative']);
 });
