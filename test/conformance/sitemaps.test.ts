@@ -23,7 +23,7 @@ async function byHand(site: string, file: string, origin: string): Promise<strin
 }
 
 /** Plugin 9 on a served fixture; its only artifacts are the start page's URL and HTML. */
-async function standardFilesOn(t: Tap.Test, site: string) {
+async function standardFilesOn(t: { teardown(fn: () => unknown): void }, site: string) {
   const served = await startStaticSite(fixtureRoot(site));
   t.teardown(() => served.close());
   const probes = createProbes(LOOPBACK_GUARD);
