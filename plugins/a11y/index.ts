@@ -42,7 +42,7 @@ export default definePlugin({
   run(artifacts) {
     const axe = artifacts.axe;
     if (!axe) {
-      return { rating: NOT_RATED, ratings: {}, findings: [], summary: STRINGS.noAxe, data: { axe_version: null, tags: AXE_RUN_TAGS, violations: [] } };
+      return { rating: NOT_RATED, ratings: {}, findings: [], summary: STRINGS.noAxe, data: { axe_version: null, tags: AXE_RUN_TAGS, violations: [], frames: [] } };
     }
     const violations = [...axe.violations].sort(
       (a, b) => DEDUCTION[severityOf(b.impact)] - DEDUCTION[severityOf(a.impact)] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
