@@ -1,8 +1,11 @@
 /**
  * Web-analytics detection from the signatures in data/analytics-rules.json (29 tools; derived
- * from webperf_core, see data/README.md). Serves plugin type 101, the tracking plugin's cookie
- * labels and the agency CSV's columns.
+ * from webperf_core, see data/README.md, and kept unchanged) amended by our additions in
+ * data/analytics-rules.local.json (Google Analytics 4; the Google tag is no Tag Manager container).
+ * Serves plugin type 101, the tracking plugin's cookie labels and the agency CSV's columns.
  *
+ * - Local entries name a shipped tool (their `matches` and `cookies` are added to it, `withdraw`
+ *   removes match strings of it) or a new tool (appended); each says `why`.
  * - A tool is present when one of its `matches` occurs as a substring of a request URL (url
  *   evidence) or of a response body (body evidence), or when a cookie's name starts with one of
  *   its `cookies` prefixes (cookie evidence). Matching is case-sensitive, exactly as the rules are
@@ -22,6 +25,7 @@
  * - Tools are sorted by name in code-unit order (the names are ASCII).
  */
 import rulesFile from './data/analytics-rules.json' with { type: 'json' };
+import localRulesFile from './data/analytics-rules.local.json' with { type: 'json' };
 
 /** One tool's signatures, comments removed. */
 /** The test type whose results are the analytics detections (the analytics plugin's id). */
@@ -81,8 +85,32 @@ function loadRules(raw: unknown): AnalyticsRule[] {
   });
 }
 
+/** Applies our amendments (analytics-rules.local.json) to the shipped rules; a malformed entry fails loudly. */
+function amendRules(shipped: AnalyticsRule[], raw: unknown): AnalyticsRule[] {
+  if (!Array.isArray(raw)) throw new Error('analytics-rules.local.json: expected an array of tools');
+  const rules = shipped.map((r) => ({ ...r, matches: [...r.matches], cookies: [...r.cookies] }));
+  for (const [i, entry] of raw.entries()) {
+    if (!entry || typeof entry.name !== 'string' || typeof entry.why !== 'string' || !entry.why.trim()) {
+      throw new Error(`analytics-rules.local.json: entry ${i} needs a name and a why`);
+    }
+    const [added] = loadRules([{ name: entry.name, matches: entry.matches, cookies: entry.cookies }]);
+    const [withdrawn] = loadRules([{ name: entry.name, matches: entry.withdraw }]);
+    let rule = rules.find((r) => r.name === entry.name);
+    if (!rule) {
+      rule = { name: entry.name, matches: [], cookies: [] };
+      rules.push(rule);
+    }
+    for (const m of withdrawn.matches) {
+      if (!rule.matches.includes(m)) throw new Error(`analytics-rules.local.json: ${entry.name} has no match string ${m} to withdraw`);
+    }
+    rule.matches = [...rule.matches.filter((m) => !withdrawn.matches.includes(m)), ...added.matches.filter((m) => !rule.matches.includes(m))];
+    rule.cookies = [...rule.cookies, ...added.cookies.filter((c) => !rule.cookies.includes(c))];
+  }
+  return rules;
+}
+
 /** The rules, in the data file's order (that order breaks ties between shared cookie prefixes). */
-export const ANALYTICS_RULES: readonly AnalyticsRule[] = Object.freeze(loadRules(rulesFile));
+export const ANALYTICS_RULES: readonly AnalyticsRule[] = Object.freeze(amendRules(loadRules(rulesFile), localRulesFile));
 
 /** Every tool name, in the rules file's order: the agency CSV's tool columns. */
 export const ANALYTICS_TOOLS: string[] = Object.freeze(ANALYTICS_RULES.map((r) => r.name)) as string[];
@@ -105,15 +133,25 @@ function defaultOwner(owners: readonly AnalyticsRule[]): AnalyticsRule {
 }
 
 /**
- * The analytics tool a cookie belongs to, or null. A cookie several tools set goes to the first
- * of them (rules order) found in `present` (tools otherwise detected on the page), else to the
- * tool that introduced it: analyticsCookieTool('_ga') is 'Google Analytics',
- * analyticsCookieTool('_pk_id.1.ab') is 'Matomo'.
+ * The analytics tools a cookie belongs to (rules order), empty when none. A cookie several tools
+ * set belongs to every one of them found in `present` (tools otherwise detected on the page), as
+ * in detectAnalytics, else to the tool that introduced it: analyticsCookieTools('_ga') is
+ * ['Google Analytics'], with both Google tools present it is both.
+ */
+export function analyticsCookieTools(name: string, present: readonly string[] = []): string[] {
+  const owners = cookieOwners(name);
+  if (owners.length === 0) return [];
+  const found = owners.filter((r) => present.includes(r.name));
+  return (found.length > 0 ? found : [defaultOwner(owners)]).map((r) => r.name);
+}
+
+/**
+ * analyticsCookieTools as one label, or null: a shared cookie on a page with several of its tools
+ * names them all ('Google Analytics, Google Tag Manager'), never silently the first.
  */
 export function analyticsCookieTool(name: string, present: readonly string[] = []): string | null {
-  const owners = cookieOwners(name);
-  if (owners.length === 0) return null;
-  return (owners.find((r) => present.includes(r.name)) ?? defaultOwner(owners)).name;
+  const tools = analyticsCookieTools(name, present);
+  return tools.length > 0 ? tools.join(', ') : null;
 }
 
 /** The analytics tools the page load shows, sorted by tool name. */

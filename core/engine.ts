@@ -5,7 +5,6 @@ import type { Browser } from 'puppeteer-core';
 import type { Db } from './db/database.js';
 import { untilAborted } from './gather/abort.js';
 import { gather } from './gather/gather.js';
-import type { Lang } from './i18n/langs.js';
 import { createProbes } from './net/probes.js';
 import type { TargetGuard } from './net/target-guard.js';
 import type { Artifacts, TestPlugin } from './plugin-api.js';

@@ -5,7 +5,6 @@
  * out of time yields an error outcome; none of these sinks the others.
  */
 import { CATEGORIES, NOT_RATED, type Artifacts, type Finding, type Category, type PluginResult, type Probes, type TestPlugin } from './plugin-api.js';
-import type { Lang } from './i18n/langs.js';
 import { errorReports, renderReports, type Reports } from './report.js';
 import { round } from './rating.js';
 

@@ -65,7 +65,12 @@ export interface AxeRuleResult {
   tags: string[];
   help: string;
   helpUrl: string;
-  nodes: { target: string[]; html: string }[];
+  /**
+   * `target`: axe's selectors, those of the frames leading to the element first, then its own
+   * (a path through shadow roots joined by ' >>> '). `frame`: the frame part alone, when the
+   * element sits in an embedded frame.
+   */
+  nodes: { target: string[]; html: string; frame?: string[] }[];
 }
 
 export interface AxeArtifact {
@@ -73,6 +78,8 @@ export interface AxeArtifact {
   violations: AxeRuleResult[];
   passes: number;
   incomplete: number;
+  /** The embedded frames axe ran in besides the page: path of frame selectors from the top, and URL. */
+  frames?: { path: string[]; url: string }[];
 }
 
 /** The Lighthouse result, trimmed: categories and audits. */

@@ -4,18 +4,17 @@
  * loaded page. Every request Chromium makes passes the target guard; the addresses Chromium
  * actually connected to are checked again afterwards.
  */
-import { createRequire } from 'node:module';
-import { readFile } from 'node:fs/promises';
 import lighthouse from 'lighthouse';
 import { swapLocale } from 'lighthouse/shared/localization/swap-locale.js';
 import type { Browser, Page } from 'puppeteer-core';
 import { WebperfError } from '../errors.js';
-import type { Artifacts, AxeArtifact, CookieRecord, LighthouseArtifact, Probes, TextResource } from '../plugin-api.js';
+import type { Artifacts, CookieRecord, LighthouseArtifact, Probes, TextResource } from '../plugin-api.js';
 import type { TargetGuard } from '../net/target-guard.js';
 import { networkFromDevtoolsLog } from './network.js';
 import { withGuardedLighthouseFetches } from './lighthouse-fetch.js';
 import { createProbes } from '../net/probes.js';
 import { untilAborted } from './abort.js';
+import { runAxe } from './axe.js';
 import { EXTRACT_PAGE, type extractInline, type extractTexts } from './page-extract.js';
 import { cookieHost, sameSite } from './site.js';
 
@@ -42,14 +41,7 @@ export const LIGHTHOUSE_FLAGS = {
   maxWaitForLoad: 30_000,
 };
 
-export const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
-
-const require = createRequire(import.meta.url);
-let axeSource: Promise<string> | undefined;
-function loadAxe(): Promise<string> {
-  axeSource ??= readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
-  return axeSource;
-}
+export { AXE_TAGS } from './axe.js';
 
 /** Refuses, inside Chromium, every request whose host the guard does not allow. */
 async function guardRequests(page: Page, guard: TargetGuard, blocked: string[]): Promise<void> {
@@ -102,28 +94,6 @@ function trimLighthouse(lhr: any): LighthouseArtifact {
     };
   }
   return { version: lhr.lighthouseVersion, categories, audits, auditRefs };
-}
-
-async function runAxe(page: Page): Promise<AxeArtifact> {
-  const source = await loadAxe();
-  await page.evaluate(source);
-  const result: any = await page.evaluate(
-    (tags: string[]) => (window as any).axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] }),
-    AXE_TAGS,
-  );
-  return {
-    version: result.testEngine?.version ?? '',
-    violations: result.violations.map((v: any) => ({
-      id: v.id,
-      impact: v.impact ?? null,
-      tags: v.tags,
-      help: v.help,
-      helpUrl: v.helpUrl,
-      nodes: v.nodes.map((n: any) => ({ target: n.target.map(String), html: String(n.html).slice(0, 300) })),
-    })),
-    passes: result.passes.length,
-    incomplete: result.incomplete.length,
-  };
 }
 
 async function cookiesOf(page: Page, pageHost: string): Promise<CookieRecord[]> {

@@ -5,7 +5,8 @@
  * Issue-based, category a11y: one finding per violated rule, whatever its element count.
  * axe impact → severity: critical → critical (−25), serious → error (−10), moderate and minor →
  * warning (−1); a rule without impact counts as a warning. Report line per rule with its element
- * count ("Bilder saknar alternativtext (3 element)"), most severe first. No axe result → NOT_RATED.
+ * count ("Bilder saknar alternativtext (3 element)"), most severe first, saying how many sit in
+ * embedded frames, which the gather step tests too. No axe result → NOT_RATED.
  */
 import { meta } from './meta.js';
 import { definePlugin, NOT_RATED, type AxeRuleResult, type Finding, type Severity } from '../../core/plugin-api.js';
@@ -38,7 +39,7 @@ export default definePlugin({
   run(artifacts) {
     const axe = artifacts.axe;
     if (!axe) {
-      return { rating: NOT_RATED, ratings: {}, findings: [], summary: STRINGS.noAxe, data: { axe_version: null, tags: AXE_RUN_TAGS, violations: [] } };
+      return { rating: NOT_RATED, ratings: {}, findings: [], summary: STRINGS.noAxe, data: { axe_version: null, tags: AXE_RUN_TAGS, violations: [], frames: [] } };
     }
     const violations = [...axe.violations].sort(
       (a, b) => DEDUCTION[severityOf(b.impact)] - DEDUCTION[severityOf(a.impact)] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
@@ -49,15 +50,17 @@ export default definePlugin({
       severity: severityOf(v.impact),
       // The count is in the text ("(3 element)"), so `count` stays unset: the report renderer
       // would append it a second time.
-      text: STRINGS.ruleLine({ sv: RULE_TEXT_SV[v.id] ?? v.help, en: v.help }, v.nodes.length),
+      text: STRINGS.ruleLine({ sv: RULE_TEXT_SV[v.id] ?? v.help, en: v.help }, v.nodes.length, v.nodes.filter((n) => n.frame?.length).length),
     }));
-    const elements = violations.reduce((n, v) => n + v.nodes.length, 0);
+    const frames = axe.frames ?? [];
+    const summary = STRINGS.summary(axe.version, violations.length, violations.reduce((n, v) => n + v.nodes.length, 0), axe.passes);
+    const framesNote = STRINGS.framesTested(frames.length);
     const { rating, ratings } = issueRatings(findings, ['a11y']);
     return {
       rating,
       ratings,
       findings,
-      summary: STRINGS.summary(axe.version, violations.length, elements, axe.passes),
+      summary: frames.length ? { sv: summary.sv + framesNote.sv, en: summary.en + framesNote.en } : summary,
       data: {
         axe_version: axe.version,
         tags: AXE_RUN_TAGS,
@@ -68,6 +71,12 @@ export default definePlugin({
           // A target has several parts when the element sits in a frame or a shadow root.
           selectors: v.nodes.slice(0, MAX_SELECTORS).map((n) => n.target.join(' >>> ')),
           help_url: v.helpUrl,
+        })),
+        // Where the violations sit: each embedded frame axe ran in, with its elements that fail.
+        frames: frames.map((f) => ({
+          frame: f.path.join(' >>> '),
+          url: f.url,
+          elements: violations.reduce((n, v) => n + v.nodes.filter((node) => node.frame?.join(' >>> ') === f.path.join(' >>> ')).length, 0),
         })),
       },
     };

@@ -92,9 +92,22 @@ export const RULE_TEXT_SV: Record<string, string> = {
 
 export const STRINGS = {
   /** The report line of one failing rule. */
-  ruleLine: (text: ReportText, count: number): ReportText => ({
-    sv: `${text.sv} (${count} element)`,
-    en: `${text.en} (${count} ${count === 1 ? 'element' : 'elements'})`,
+  ruleLine: (text: ReportText, count: number, inFrames = 0): ReportText =>
+    inFrames === 0
+      ? { sv: `${text.sv} (${count} element)`, en: `${text.en} (${count} ${count === 1 ? 'element' : 'elements'})` }
+      : inFrames === count
+        ? {
+            sv: `${text.sv} (${count} element, i inbäddad ram)`,
+            en: `${text.en} (${count} ${count === 1 ? 'element' : 'elements'}, in an embedded frame)`,
+          }
+        : {
+            sv: `${text.sv} (${count} element, varav ${inFrames} i inbäddad ram)`,
+            en: `${text.en} (${count} elements, ${inFrames} of them in an embedded frame)`,
+          },
+  /** Said after the summary when axe also ran in frames the page embeds. */
+  framesTested: (frames: number): ReportText => ({
+    sv: ` Sidans ${frames} inbäddade ${frames === 1 ? 'ram' : 'ramar'} (iframe) testades också.`,
+    en: ` The ${frames} ${frames === 1 ? 'frame' : 'frames'} (iframe) the page embeds ${frames === 1 ? 'was' : 'were'} tested too.`,
   }),
   summary: (version: string, rules: number, elements: number, passes: number): ReportText =>
     rules === 0

@@ -30,7 +30,6 @@ export default definePlugin({
     const { robots, sitemaps } = robotsAndSitemaps;
     const findings = [...robots.findings, ...sitemaps.findings, ...feeds.findings, ...security.findings];
 
-    const readable = sitemaps.data.filter((s) => s.entries !== null);
     const { url: _robotsUrl, ...robotsData } = robots.data;
     const { url: _securityUrl, ...securityData } = security.data;
     return {
@@ -38,11 +37,11 @@ export default definePlugin({
       findings,
       summary: STRINGS.summary({
         robots: robots.data.found,
-        sitemapEntries: readable.length ? readable.reduce((n, s) => n + (s.entries ?? 0), 0) : null,
+        sitemapEntries: sitemaps.pages,
         securityTxt: security.data.found,
         feeds: feeds.data.filter((f) => f.ok).length,
       }),
-      data: { robots: robotsData, sitemaps: sitemaps.data, security_txt: securityData, feeds: feeds.data },
+      data: { robots: robotsData, sitemaps: sitemaps.data, sitemap_pages: sitemaps.pages, security_txt: securityData, feeds: feeds.data },
     };
   },
 });

@@ -1,51 +1,41 @@
 /**
- * Sitemaps (sitemaps.org 0.9): those robots.txt lists, else /sitemap.xml and /sitemap_index.xml.
- * Each must answer 200 with well-formed XML whose root is <urlset> or <sitemapindex>.
- * Gzipped sitemaps are reported reachable but not read: probes return text, not bytes.
+ * Sitemaps (sitemaps.org 0.9): those robots.txt lists, else /sitemap.xml and /sitemap_index.xml,
+ * read with the one sitemap reader (core/net/sitemap.ts): gzipped files are read, sitemap indexes
+ * followed. A listed sitemap (by robots.txt or an index) that cannot be fetched, read or parsed is
+ * a finding, never a silent pass; the two fallback addresses only count when one of them exists.
  */
+import { readSitemaps, type SitemapInfo, type SitemapProblem } from '../../core/net/sitemap.js';
 import type { Finding, Probes } from '../../core/plugin-api.js';
-import { isFile, mediaType, parseXml } from './answers.js';
 import { STRINGS } from './strings.js';
 
-/** One entry of json_check_data.sitemaps. */
-export interface SitemapData {
-  url: string;
-  status: number;
-  /** Null when not checked (missing, or gzipped). */
-  well_formed: boolean | null;
-  /** Number of <loc> entries (URLs of a urlset, sitemaps of an index); null when not read. */
-  entries: number | null;
-}
+/** One entry of json_check_data.sitemaps: every file read, listed ones first, then their children. */
+export type SitemapData = SitemapInfo;
 
-/** At most this many listed sitemaps are fetched. */
-const MAX_SITEMAPS = 10;
+/** Bounds of one check: a site's sitemaps often run to a few dozen files; the rest is reported not read. */
+const LIMITS = { maxSitemaps: 25, maxBytes: 20_000_000 };
 
-async function checkOne(probes: Probes, url: string): Promise<SitemapData & { found: boolean }> {
-  const res = await probes.fetch(url);
-  if (!isFile(res)) return { url, status: res.status, found: false, well_formed: null, entries: null };
-  if (/\.gz$/i.test(new URL(res.url).pathname) || /gzip/.test(mediaType(res))) {
-    return { url, status: res.status, found: true, well_formed: null, entries: null };
-  }
-  const xml = parseXml(res.body);
-  const items = xml?.root === 'urlset' ? xml.content?.url : xml?.root === 'sitemapindex' ? xml.content?.sitemap : undefined;
-  if (!xml || !(xml.root === 'urlset' || xml.root === 'sitemapindex')) {
-    return { url, status: res.status, found: true, well_formed: false, entries: null };
-  }
-  const entries = Array.isArray(items) ? items.filter((i) => i && typeof i === 'object' && 'loc' in i).length : 0;
-  return { url, status: res.status, found: true, well_formed: true, entries };
-}
+const UNREADABLE: SitemapProblem[] = ['too-large', 'bad-gzip', 'not-read'];
 
-export async function checkSitemaps(probes: Probes, origin: string, listed: string[]): Promise<{ data: SitemapData[]; findings: Finding[] }> {
+export async function checkSitemaps(
+  probes: Probes,
+  origin: string,
+  listed: string[],
+): Promise<{ data: SitemapData[]; pages: number | null; findings: Finding[] }> {
   const fromRobots = listed.length > 0;
-  const urls = fromRobots ? listed.slice(0, MAX_SITEMAPS) : [`${origin}/sitemap.xml`, `${origin}/sitemap_index.xml`];
-  const results = await Promise.all(urls.map((u) => checkOne(probes, u)));
+  const fallbacks = [`${origin}/sitemap.xml`, `${origin}/sitemap_index.xml`];
+  const { sitemaps, urls } = await readSitemaps(probes, fromRobots ? listed : fallbacks, LIMITS);
+  // A fallback address that does not exist is no finding: nothing pointed to it.
+  const missing = (s: SitemapInfo) => s.problem === 'unreachable' || s.problem === 'not-sitemap';
+  const results = fromRobots ? sitemaps : sitemaps.filter((s) => !(fallbacks.includes(s.url) && missing(s)));
   const findings: Finding[] = [];
-  const add = (rule: string, severity: 'error' | 'warning', bad: typeof results, text: typeof STRINGS.sitemapMalformed) => {
-    if (bad.length) findings.push({ rule, category: 'webstandard', severity, text: text(bad[0].url), count: bad.length });
+  const add = (rule: string, severity: 'error' | 'warning', bad: SitemapInfo[], text: (s: SitemapInfo) => Finding['text']) => {
+    if (bad.length) findings.push({ rule, category: 'webstandard', severity, text: text(bad[0]), count: bad.length });
   };
-  if (fromRobots) add('sitemap-unreachable', 'error', results.filter((r) => !r.found), STRINGS.sitemapUnreachable);
-  else if (!results.some((r) => r.found)) findings.push({ rule: 'sitemap-missing', category: 'webstandard', severity: 'error', text: STRINGS.sitemapMissing });
-  add('sitemap-malformed', 'error', results.filter((r) => r.well_formed === false), STRINGS.sitemapMalformed);
-  add('sitemap-empty', 'warning', results.filter((r) => r.entries === 0), STRINGS.sitemapEmpty);
-  return { data: results.map(({ found: _found, ...r }) => r), findings };
+  if (!fromRobots && results.length === 0) findings.push({ rule: 'sitemap-missing', category: 'webstandard', severity: 'error', text: STRINGS.sitemapMissing });
+  add('sitemap-unreachable', 'error', results.filter(missing), (s) => STRINGS.sitemapUnreachable(s.url, s.status));
+  add('sitemap-unreadable', 'error', results.filter((s) => s.problem !== null && UNREADABLE.includes(s.problem)), (s) => STRINGS.sitemapUnreadable(s.url, s.problem!));
+  add('sitemap-malformed', 'error', results.filter((s) => s.problem === 'malformed'), (s) => STRINGS.sitemapMalformed(s.url));
+  add('sitemap-empty', 'warning', results.filter((s) => s.entries === 0), (s) => STRINGS.sitemapEmpty(s.url));
+  const readUrlset = sitemaps.some((s) => s.kind === 'urlset');
+  return { data: sitemaps, pages: readUrlset ? urls.length : null, findings };
 }

@@ -19,10 +19,22 @@ export const STRINGS = {
     sv: 'Ingen webbplatskarta: robots.txt anger ingen och varken /sitemap.xml eller /sitemap_index.xml finns.',
     en: 'No sitemap: robots.txt lists none and neither /sitemap.xml nor /sitemap_index.xml exists.',
   } satisfies ReportText,
-  sitemapUnreachable: (url: string): ReportText => ({
-    sv: `Webbplatskarta som robots.txt anger går inte att hämta, t.ex. ${url}`,
-    en: `A sitemap listed in robots.txt cannot be fetched, e.g. ${url}`,
+  sitemapUnreachable: (url: string, status: number): ReportText => ({
+    sv: `En webbplatskarta som robots.txt eller ett kartindex anger går inte att hämta (adressen ${status === 0 ? 'svarade inte' : `svarade ${status} utan någon karta`}), t.ex. ${url}`,
+    en: `A sitemap listed in robots.txt or a sitemap index cannot be fetched (the address ${status === 0 ? 'did not answer' : `answered ${status} without a sitemap`}), e.g. ${url}`,
   }),
+  sitemapUnreadable: (url: string, problem: 'too-large' | 'bad-gzip' | 'not-read' | string): ReportText => {
+    const why: Record<string, ReportText> = {
+      'too-large': { sv: 'den är större än vad som läses', en: 'it is larger than what is read' },
+      'bad-gzip': { sv: 'den ser gzippad ut men är ingen giltig gzip-fil', en: 'it looks gzipped but is no valid gzip file' },
+      'not-read': { sv: 'fler kartor eller djupare index än vad som läses', en: 'more sitemaps or deeper indexes than what is read' },
+    };
+    const reason = why[problem] ?? { sv: problem, en: problem };
+    return {
+      sv: `En webbplatskarta kunde inte läsas (${reason.sv}), t.ex. ${url}`,
+      en: `A sitemap could not be read (${reason.en}), e.g. ${url}`,
+    };
+  },
   sitemapMalformed: (url: string): ReportText => ({
     sv: `Webbplatskartan är inte välformad XML med <urlset> eller <sitemapindex>, t.ex. ${url}`,
     en: `The sitemap is not well-formed XML with <urlset> or <sitemapindex>, e.g. ${url}`,

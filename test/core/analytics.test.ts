@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { ANALYTICS_RULES, ANALYTICS_TOOLS, analyticsCookieTool, COOKIE_ORIGINATORS, detectAnalytics } from '../../core/analytics.js';
+import { ANALYTICS_RULES, ANALYTICS_TOOLS, analyticsCookieTool, analyticsCookieTools, COOKIE_ORIGINATORS, detectAnalytics } from '../../core/analytics.js';
 import { PROJECT_ROOT } from '../../core/config.js';
 import { fixtureRoot } from '../helpers/fixture-artifacts.js';
 
@@ -59,9 +59,9 @@ t.test('cookies: unique prefixes, and prefixes several tools share', async (t) =
   t.same(detectAnalytics({ ...none, cookies: [{ name: '_ga' }, { name: '_ga_ABC123' }] }), [
     { tool: 'Google Analytics', evidence: [{ kind: 'cookie', match: '_ga' }, { kind: 'cookie', match: '_ga_ABC123' }] },
   ]);
-  // With Google Tag Manager's script and no Google Analytics code, _ga goes to Google Tag Manager only.
-  t.same(detectAnalytics({ ...none, urls: ['https://www.googletagmanager.com/gtag/js?id=G-1'], cookies: [{ name: '_ga' }] }), [
-    { tool: 'Google Tag Manager', evidence: [{ kind: 'url', match: 'googletagmanager.com/gtag' }, { kind: 'cookie', match: '_ga' }] },
+  // With Tag Manager's container and no Google Analytics code, _ga goes to Google Tag Manager only.
+  t.same(detectAnalytics({ ...none, urls: ['https://www.googletagmanager.com/gtm.js?id=GTM-1'], cookies: [{ name: '_ga' }] }), [
+    { tool: 'Google Tag Manager', evidence: [{ kind: 'url', match: 'googletagmanager.com/gtm.js' }, { kind: 'cookie', match: '_ga' }] },
   ]);
   // Both present: both get the cookie.
   t.same(
@@ -101,7 +101,10 @@ t.test('cookies: unique prefixes, and prefixes several tools share', async (t) =
   t.equal(analyticsCookieTool('_ga', ['Google Tag Manager']), 'Google Tag Manager');
   t.equal(analyticsCookieTool('_pk_id.1.a1b2'), 'Matomo');
   t.equal(analyticsCookieTool('_pk_id.1.a1b2', ['Piwik PRO']), 'Piwik PRO');
-  t.equal(analyticsCookieTool('_pk_id.1.a1b2', ['Piwik PRO', 'Matomo']), 'Piwik PRO', 'both present: rules order');
+  t.equal(analyticsCookieTool('_pk_id.1.a1b2', ['Piwik PRO', 'Matomo']), 'Piwik PRO, Matomo', 'both present: both named, rules order');
+  t.same(analyticsCookieTools('_ga', ['Google Tag Manager', 'Google Analytics']), ['Google Analytics', 'Google Tag Manager']);
+  t.same(analyticsCookieTools('_ga'), ['Google Analytics']);
+  t.same(analyticsCookieTools('session'), []);
   t.equal(analyticsCookieTool('_pk_ref.1.a1b2'), 'Matomo');
   t.equal(analyticsCookieTool('ai_session'), 'Application Insights');
   t.equal(analyticsCookieTool('session'), null);
@@ -140,4 +143,63 @@ t.test('no false positive on a plain page', async (t) => {
     [],
   );
   t.same(detectAnalytics(none), []);
+});
+
+t.test('our amendments: the shipped file stays as upstream, ours sits beside it with a reason per entry', async (t) => {
+  const shipped = JSON.parse(await readFile(path.join(PROJECT_ROOT, 'core', 'data', 'analytics-rules.json'), 'utf8'));
+  const local = JSON.parse(await readFile(path.join(PROJECT_ROOT, 'core', 'data', 'analytics-rules.local.json'), 'utf8'));
+  t.same(shipped.find((r: any) => r.name === 'Google Tag Manager').matches, ['googletagmanager.com/gtm.js', 'googletagmanager.com/gtag', '"value": "Google Tag Manager"']);
+  for (const entry of local) t.ok(entry.why.length > 40, `${entry.name} says why`);
+  const rule = (name: string) => ANALYTICS_RULES.find((r) => r.name === name)!;
+  t.same(rule('Google Tag Manager').matches, ['googletagmanager.com/gtm.js', '"value": "Google Tag Manager"']);
+  t.same(rule('Google Analytics').matches, [
+    'window.GoogleAnalyticsObject',
+    'google-analytics.com/analytics.js',
+    'google-analytics.com/ga.js',
+    'googletagmanager.com/gtag/js?id=G-',
+    'google-analytics.com/g/collect',
+    'analytics.google.com/g/collect',
+    "gtag('config', 'G-",
+    'gtag("config", "G-',
+  ]);
+});
+
+t.test('Google Analytics 4 through the Google tag is Google Analytics, a GTM- container is Tag Manager, both are both', async (t) => {
+  const ga4 = {
+    urls: ['https://www.googletagmanager.com/gtag/js?id=G-ABC123', 'https://region1.google-analytics.com/g/collect?v=2&tid=G-ABC123&en=page_view'],
+    bodies: ["window.dataLayer = window.dataLayer || []; function gtag(){dataLayer.push(arguments);} gtag('js', new Date()); gtag('config', 'G-ABC123');"],
+    cookies: [{ name: '_ga' }, { name: '_ga_ABC123' }],
+  };
+  t.same(detectAnalytics(ga4), [
+    {
+      tool: 'Google Analytics',
+      evidence: [
+        { kind: 'url', match: 'googletagmanager.com/gtag/js?id=G-' },
+        { kind: 'url', match: 'google-analytics.com/g/collect' },
+        { kind: 'body', match: "gtag('config', 'G-" },
+        { kind: 'cookie', match: '_ga' },
+        { kind: 'cookie', match: '_ga_ABC123' },
+      ],
+    },
+  ]);
+  const gtm = {
+    urls: ['https://www.googletagmanager.com/gtm.js?id=GTM-XYZ9'],
+    bodies: ["(function(w,d,s,l,i){j.src='https://www.googletagmanager.com/gtm.js?id='+i+dl;})(window,document,'script','dataLayer','GTM-XYZ9');"],
+    cookies: [],
+  };
+  t.same(detectAnalytics(gtm), [
+    { tool: 'Google Tag Manager', evidence: [{ kind: 'url', match: 'googletagmanager.com/gtm.js' }, { kind: 'body', match: 'googletagmanager.com/gtm.js' }] },
+  ]);
+  // Both: each keeps its own evidence, and the cookies they share are evidence for both.
+  const both = detectAnalytics({ urls: [...ga4.urls, ...gtm.urls], bodies: [...ga4.bodies, ...gtm.bodies], cookies: ga4.cookies });
+  t.same(both.map((d) => d.tool), ['Google Analytics', 'Google Tag Manager']);
+  t.same(both[1].evidence, [
+    { kind: 'url', match: 'googletagmanager.com/gtm.js' },
+    { kind: 'body', match: 'googletagmanager.com/gtm.js' },
+    { kind: 'cookie', match: '_ga' },
+    { kind: 'cookie', match: '_ga_ABC123' },
+  ]);
+  t.same(both[0].evidence.filter((e) => e.kind === 'cookie').map((e) => e.match), ['_ga', '_ga_ABC123']);
+  // The Google tag loading only an Ads id is neither tool.
+  t.same(tools({ urls: ['https://www.googletagmanager.com/gtag/js?id=AW-123'] }), []);
 });
