@@ -8,6 +8,7 @@ import type { PluginRegistry } from '../core/registry.js';
 import type { BrowserPool } from './browser-pool.js';
 import { runTestsTask, type RunTestsDeps } from './tasks/run-tests.js';
 import { CRONTAB, scheduleFollowedSitesTask } from './tasks/schedule-followed-sites.js';
+import { deliverWebhookTask } from './tasks/deliver-webhook.js';
 
 export function quietLogger(): Logger {
   return new Logger(() => () => {});
@@ -36,6 +37,7 @@ export function taskList(deps: WorkerDeps): TaskList {
   return {
     run_tests: runTestsTask(deps) as TaskList[string],
     schedule_followed_sites: scheduleFollowedSitesTask(deps.db) as TaskList[string],
+    deliver_webhook: deliverWebhookTask(deps) as TaskList[string],
   };
 }
 
