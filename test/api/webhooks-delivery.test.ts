@@ -28,7 +28,7 @@ interface Received {
 }
 
 /** A loopback receiver answering each request with the next of `answers` (the last repeats); 'hang' never answers. */
-async function receiver(t: Tap.Test, answers: (number | 'hang')[]) {
+async function receiver(t: { teardown(fn: () => unknown): void }, answers: (number | 'hang')[]) {
   const got: Received[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -63,7 +63,7 @@ async function drain(db: Db, connectionString: string, deps: Omit<DeliverWebhook
 
 const noWait = (attempt: number) => (attempt <= RETRY_DELAYS_S.length ? 0 : null);
 
-async function arrange(t: Tap.Test, threshold: number | null = null, answers: (number | 'hang')[] = [204]) {
+async function arrange(t: { teardown(fn: () => unknown): void }, threshold: number | null = null, answers: (number | 'hang')[] = [204]) {
   const { db, url } = await createTestDb(t);
   const siteId = await seedSite(db, { title: 'Kommun', url: 'https://kommun.example/' });
   const rx = await receiver(t, answers);
