@@ -12,7 +12,7 @@
  * - fast-csv quotes a field holding ";", a double quote or a line break (quotes doubled).
  * - A UTF-8 byte order mark comes first, so spreadsheets read å, ä, ö right.
  */
-import { Readable, pipeline } from 'node:stream';
+import { Readable, Transform, pipeline } from 'node:stream';
 import { format } from 'fast-csv';
 import { ANALYTICS_TOOLS } from './analytics.js';
 import type { AnalyticsSiteRow } from './store/webanalytics.js';
@@ -46,9 +46,35 @@ async function* cells(rows: AsyncIterable<AnalyticsSiteRow>): AsyncGenerator<str
   for await (const row of rows) yield toCells(row);
 }
 
+/** Bytes gathered before a write: fast-csv emits one small chunk per row, one socket write each. */
+const BATCH_BYTES = 64 * 1024;
+
+/** Joins small chunks into writes of about BATCH_BYTES (memory stays bounded by that). */
+function batcher(): Transform {
+  let parts: Buffer[] = [];
+  let size = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      parts.push(chunk);
+      size += chunk.length;
+      if (size >= BATCH_BYTES) {
+        const out = Buffer.concat(parts, size);
+        parts = [];
+        size = 0;
+        return done(null, out);
+      }
+      done();
+    },
+    flush(done) {
+      done(null, size > 0 ? Buffer.concat(parts, size) : undefined);
+    },
+  });
+}
+
 /** The CSV as a byte stream; an error of the source ends it (the response is cut, not completed). */
 export function analyticsCsv(rows: AsyncIterable<AnalyticsSiteRow>): Readable {
   const csv = format<string[], string[]>({ delimiter: ';', headers: analyticsCsvColumns(), writeBOM: true, includeEndRowDelimiter: true });
-  pipeline(Readable.from(cells(rows)), csv, () => {});
-  return csv;
+  const out = batcher();
+  pipeline(Readable.from(cells(rows)), csv, out, () => {});
+  return out;
 }
