@@ -203,3 +203,18 @@ t.test('the key matrix: 401 without or with a bad key, 403 without access to the
   const missing = await app.inject({ url: '/webhook/', headers: { 'api-key': keys.standard } });
   t.same(missing.json(), { statusCode: 400, error: 'SITE_ID_MISSING', message: 'The site-id header is required' });
 });
+
+t.test('the OpenAPI document states the rules decided where the spec is silent', async (t) => {
+  const doc = (await app.inject({ url: '/openapi.json' })).json();
+  const put = doc.paths['/webhook/'].put.description as string;
+  t.match(put, /Threshold \("only drops"\): without one every result is delivered\. With threshold T a result is delivered only when it is rated \(rating ≥ 1\) and its rating is at least T lower than the previous rated result of the same test type/);
+  t.match(put, /after 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 8 h, 8 h \(exponential, each ±20 % jitter\), 10 attempts over about 24 h/);
+  t.match(put, /410 Gone disables the webhook at once; a webhook whose deliveries have failed for 3 days without a success is disabled/);
+  t.match(put, /result_count \("1", a string as specified\)/);
+  for (const path of ['/webhook/', '/webhook/rotate-secret', '/webhook/test', '/webhook/deliveries']) t.ok(doc.paths[path], path);
+  t.notOk(doc.paths['/0.1/webhook/'], 'the versioned copies are hidden, as for the other premium routes');
+  const csv = doc.paths['/webanalytics'].get;
+  t.match(csv.description, /Presence value: "1" when the latest test detected the tool, "0" when it did not; empty for a site not yet tested\./);
+  t.match(csv.description, /Columns, in this stable order: title .*, then one column per tool in the analytics rules file's order .*: Piwik PRO, Matomo, /);
+  t.same(csv.security, [{ QueryApiKey: [] }]);
+});
