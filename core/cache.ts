@@ -1,7 +1,7 @@
 /**
- * A small in-process cache: least-recently-used eviction beyond `max` entries (or `maxWeight`,
- * e.g. bytes), a time to live per entry, and tags for invalidation (every entry of a tag goes at
- * once). The invalidation feed is the caller's business (api/plugins/cache.ts listens to
+ * A small in-process cache: `lru-cache` (least-recently-used eviction beyond `max` entries or
+ * `maxWeight`, a time to live per entry) with tags for invalidation on top (every entry of a tag
+ * goes at once). The invalidation feed is the caller's business (api/plugins/cache.ts listens to
  * PostgreSQL); this file knows nothing of it, of Fastify or of the database.
  *
  * Fills race with invalidations: a value read from the database before an invalidation must not
@@ -11,6 +11,7 @@
  * While `suspend`ed (its invalidation feed is down) the cache holds nothing and stores nothing, so
  * that a missed invalidation can never be served.
  */
+import { LRUCache } from 'lru-cache';
 
 /** Options of an LruCache. */
 export interface LruOptions<V> {
@@ -28,7 +29,6 @@ export interface LruOptions<V> {
 
 interface Entry<V> {
   value: V;
-  expiresAt: number;
   weight: number;
   tags: readonly string[];
 }
@@ -47,9 +47,7 @@ export class LruCache<V> {
   readonly ttlMs: number;
   readonly maxWeight: number;
   private readonly weigh: ((value: V) => number) | null;
-  private readonly now: () => number;
-  /** Insertion order is recency order: the first entry is the least recently used. */
-  private readonly entries = new Map<string, Entry<V>>();
+  private readonly lru: LRUCache<string, Entry<V>>;
   private readonly byTag = new Map<string, Set<string>>();
   private totalWeight = 0;
   /** Bumped by every invalidation, clear, suspend and resume. */
@@ -62,11 +60,22 @@ export class LruCache<V> {
     this.ttlMs = options.ttlMs;
     this.maxWeight = options.maxWeight ?? Infinity;
     this.weigh = options.weigh ?? null;
-    this.now = options.now ?? Date.now;
+    const now = options.now;
+    this.lru = new LRUCache<string, Entry<V>>({
+      max: this.max,
+      ttl: this.ttlMs,
+      // Exact expiry (no cached clock), so that an entry is gone at its TTL, not up to 1 ms later.
+      ttlResolution: 0,
+      ...(now ? { perf: { now } } : {}),
+      // lru-cache wants a positive size: the exact weight is kept in the entry for `weight`.
+      ...(Number.isFinite(this.maxWeight) ? { maxSize: this.maxWeight, sizeCalculation: (e: Entry<V>) => Math.max(1, e.weight) } : {}),
+      // Every way an entry leaves (evicted, expired, replaced, deleted) keeps the tag index exact.
+      dispose: (entry, key) => this.forget(key, entry),
+    });
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.lru.size;
   }
 
   /** The total weight held. */
@@ -86,39 +95,25 @@ export class LruCache<V> {
 
   /** The live value of a key (and it becomes the most recently used), else undefined. */
   get(key: string): V | undefined {
-    const entry = this.entries.get(key);
-    if (entry === undefined) return undefined;
-    if (entry.expiresAt <= this.now()) {
-      this.remove(key, entry);
-      return undefined;
-    }
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    return entry.value;
+    return this.lru.get(key)?.value;
   }
 
   /**
-   * Stores a value; false (nothing stored) when suspended or when the token is older than the
-   * latest invalidation.
+   * Stores a value; false (nothing stored) when suspended, when the token is older than the
+   * latest invalidation, or when the value is heavier than maxWeight.
    */
   set(key: string, value: V, options: SetOptions = {}): boolean {
     if (this.suspended) return false;
     if (options.token !== undefined && options.token !== this.epoch) return false;
     const weight = this.weigh === null ? 0 : this.weigh(value);
     if (weight > this.maxWeight) return false;
-    const old = this.entries.get(key);
-    if (old !== undefined) this.remove(key, old);
     const tags = options.tags ?? [];
-    this.entries.set(key, { value, expiresAt: this.now() + this.ttlMs, weight, tags });
+    this.lru.set(key, { value, weight, tags });
     this.totalWeight += weight;
     for (const tag of tags) {
       let keys = this.byTag.get(tag);
       if (keys === undefined) this.byTag.set(tag, (keys = new Set()));
       keys.add(key);
-    }
-    while (this.entries.size > this.max || this.totalWeight > this.maxWeight) {
-      const [oldestKey, oldest] = this.entries.entries().next().value as [string, Entry<V>];
-      this.remove(oldestKey, oldest);
     }
     return true;
   }
@@ -126,8 +121,7 @@ export class LruCache<V> {
   /** Drops one key. */
   invalidate(key: string): void {
     this.epoch++;
-    const entry = this.entries.get(key);
-    if (entry !== undefined) this.remove(key, entry);
+    this.lru.delete(key);
   }
 
   /** Drops every entry of a tag; returns how many. */
@@ -136,13 +130,7 @@ export class LruCache<V> {
     const keys = this.byTag.get(tag);
     if (keys === undefined) return 0;
     let n = 0;
-    for (const key of [...keys]) {
-      const entry = this.entries.get(key);
-      if (entry !== undefined) {
-        this.remove(key, entry);
-        n++;
-      }
-    }
+    for (const key of [...keys]) if (this.lru.delete(key)) n++;
     this.byTag.delete(tag);
     return n;
   }
@@ -150,7 +138,7 @@ export class LruCache<V> {
   /** Drops everything. */
   clear(): void {
     this.epoch++;
-    this.entries.clear();
+    this.lru.clear();
     this.byTag.clear();
     this.totalWeight = 0;
   }
@@ -167,8 +155,7 @@ export class LruCache<V> {
     this.suspended = false;
   }
 
-  private remove(key: string, entry: Entry<V>): void {
-    this.entries.delete(key);
+  private forget(key: string, entry: Entry<V>): void {
     this.totalWeight -= entry.weight;
     for (const tag of entry.tags) {
       const keys = this.byTag.get(tag);

@@ -130,8 +130,10 @@ t.test('the query-string key is redacted from every log line', async (t) => {
   t.equal((await logged.inject({ url: `/webanalytics?api-key=${admin}` })).statusCode, 200);
   t.equal((await logged.inject({ url: `/0.1/webanalytics?x=1&api-key=${standard}` })).statusCode, 403);
   t.equal((await logged.inject({ url: `/webanalytics?api-key=${bad}` })).statusCode, 401);
-  await new Promise((r) => setImmediate(r));
-  const requests = log.trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.req);
+  // pino writes asynchronously: wait until the three request lines are in (bounded).
+  const requestLines = () => log.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.req);
+  for (let i = 0; i < 100 && requestLines().length < 3; i++) await new Promise((r) => setTimeout(r, 20));
+  const requests = requestLines();
   t.same(requests.map((l) => l.req.url), ['/webanalytics?api-key=[Redacted]', '/0.1/webanalytics?x=1&api-key=[Redacted]', '/webanalytics?api-key=[Redacted]']);
   for (const k of [admin, standard, bad]) t.notOk(log.includes(k), 'the key is nowhere in the log');
 });

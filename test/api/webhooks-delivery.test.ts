@@ -146,13 +146,14 @@ t.test('a receiver that hangs: the attempt ends at the timeout and is retried on
   const { db, url, siteId, rx, guard } = await arrange(t, null, ['hang']);
   await seedRun(db, siteId, { url: 'https://kommun.example/', outcomes: [outcome(7, 3)] });
   // One retry, then the schedule is spent.
-  await drain(db, url, { guard, webhookTimeoutMs: 300, webhookRetryDelayMs: (n) => (n < 2 ? 0 : null) });
-  t.equal(rx.got.length, 2);
+  await drain(db, url, { guard, webhookTimeoutMs: 2000, webhookRetryDelayMs: (n) => (n < 2 ? 0 : null) });
+  // Not an exact count: on a loaded machine an attempt may end before the receiver has read it.
+  t.ok(rx.got.length <= 2, 'at most one request per attempt');
   const [d] = await db.selectFrom('webhook_deliveries').selectAll().execute();
   t.equal(d.status, 'failed');
   t.equal(d.attempts, 2);
   t.equal(d.response_status, null);
-  t.equal(d.last_error, 'No answer within 0.3 s');
+  t.equal(d.last_error, 'No answer within 2 s');
   const hook = await db.selectFrom('webhooks').selectAll().executeTakeFirstOrThrow();
   t.ok(hook.failing_since, 'failing since the first failure');
   t.equal(hook.disabled_at, null, 'one failed day does not disable');

@@ -4,8 +4,7 @@
  * signed request in core/webhooks/send.ts. Decisions where the spec says "not shown" are stated
  * in each route's description (they reach the OpenAPI document).
  */
-import type { FastifyError, FastifyPluginAsync, FastifyRequest } from 'fastify';
-import multipart from '@fastify/multipart';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { WebperfError, isWebperfError } from '../../../core/errors.js';
 import { TargetGuard } from '../../../core/net/target-guard.js';
 import { getSite } from '../../../core/store/sites.js';
@@ -27,12 +26,13 @@ import {
   type WebhookView,
 } from '../../../core/store/webhooks.js';
 import { WEBHOOK_TIMEOUT_MS, sendWebhook } from '../../../core/webhooks/send.js';
-import { errorResponses, siteUri } from '../../envelope.js';
-import { siteIdHeader } from '../../request-helpers.js';
-import { RATE_LIMIT_HEADERS, rateLimitNote } from '../../plugins/rate-limit.js';
+import { siteUri } from '../../envelope.js';
+import { baseUrl } from '../../request-helpers.js';
+import { checkDeclaredLength, formBody } from '../../plugins/body.js';
+import { RATE_LIMIT_HEADERS } from '../../plugins/rate-limit.js';
+import { SITE_HEADERS, errorResponses, premiumDoc } from './schemas.js';
 import type { PremiumOptions } from './options.js';
 
-const SECURITY: { [scheme: string]: string[] }[] = [{ ApiKeyAuth: [] }, { AdminApiKey: [] }];
 const BODY_BYTES = 16 * 1024;
 const MAX_URL_LENGTH = 2048;
 const DELIVERY_LIST_LIMIT = 50;
@@ -44,12 +44,6 @@ const THRESHOLD_RULE = 'Threshold ("only drops"): without one every result is de
 const PAYLOAD_RULE = `Payload, exactly the spec's: api_version (string: the version the webhook was set through), uri (the site's /item/{id} address), tested_url, timestamp (ISO 8601, when the event was created), result_count ("1", a string as specified), data (one test result: test_date, type_of_test, url, rating, check_report, check_report_a11y, check_report_perf, check_report_stand, check_report_sec in "${WEBHOOK_REPORT_LANG}", and json_check_data as JSON text).`;
 const ADDRESS_RULE = `The receiving address must be public: http or https, no credentials, at most ${MAX_URL_LENGTH} characters, and every address its host resolves to must pass the target guard (private, loopback, link-local, metadata and reserved ranges refused unless the operator allowlists them): 400 WEBHOOK_URL_INVALID or TARGET_BLOCKED with the reason. The guard runs again at connect time on every delivery (DNS rebinding).`;
 const CHECKS = 'Checks, in this order: no api-key or an unknown/revoked one: 401; missing or bad site-id header: 400 SITE_ID_MISSING / SITE_ID_INVALID; a key that does not reach the site: 403 FORBIDDEN_SITE. Any key that reaches the site may manage its webhook.';
-
-const SITE_ID_HEADERS = {
-  type: 'object',
-  properties: { 'site-id': { type: 'string', description: 'The website id (a positive integer). Required.' } },
-  required: ['site-id'],
-} as const;
 
 const DATE = { type: 'string', format: 'date-time', nullable: true } as const;
 const WEBHOOK_PROPS = {
@@ -85,70 +79,31 @@ function view(version: string, w: WebhookView) {
   };
 }
 
-/** application/x-www-form-urlencoded: a field sent twice becomes an array (and fails the schema). */
-function parseUrlencoded(body: string): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [k, v] of new URLSearchParams(body)) {
-    const prev = out[k];
-    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
-  }
-  return out;
-}
-
 /** The key, the site-id header and the key's access to the site; 401, 400, 403 in that order. */
 async function siteAccess(request: FastifyRequest): Promise<number> {
-  await request.requireKey();
-  const siteId = siteIdHeader(request);
-  await request.requireSite(siteId);
-  return siteId;
+  return (await request.requireSiteHeader()).siteId;
 }
 
 const webhook: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   const { db, config } = app.deps;
   const guard = new TargetGuard(config.allowTargets);
-  const doc = <T extends object>(schema: T): T => (opts.hidden ? { ...schema, hide: true } : schema);
-  const limitNote = rateLimitNote(config.rateLimitPerMinute);
-  const describe = (...parts: string[]) => [...parts, CHECKS, limitNote].filter(Boolean).join('\n\n');
-  const base = (request: FastifyRequest) => config.publicUrl ?? `${request.protocol}://${request.host}`;
+  const premium = premiumDoc(opts, config.rateLimitPerMinute);
+  const doc = <S extends { description: string }>(schema: S) => premium(schema);
+  const describe = (...parts: string[]) => [...parts, CHECKS].join('\n\n');
   // preParsing: refused before any of the body is read.
   const checkAccess = async (request: FastifyRequest) => {
     await siteAccess(request);
   };
 
-  await app.register(multipart, {
-    attachFieldsToBody: 'keyValues',
-    limits: { fields: 4, files: 1, fileSize: 1, parts: 8, fieldSize: 4096 },
-    async onFile(part) {
-      part.file.resume();
-      throw new WebperfError('FILE_NOT_ACCEPTED', `The form part "${part.fieldname}" is a file; send it as a plain text field`);
-    },
-  });
-  app.removeContentTypeParser('text/plain');
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: BODY_BYTES }, (_request, body, done) => {
-    done(null, parseUrlencoded(body as string));
-  });
-  app.setErrorHandler((err: FastifyError) => {
-    if (isWebperfError(err)) throw err;
-    switch (err.code) {
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        throw new WebperfError('REQUEST_TOO_LARGE', `The request body is larger than ${BODY_BYTES} bytes`);
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        throw new WebperfError('UNSUPPORTED_MEDIA_TYPE');
-      case 'FST_FILES_LIMIT':
-      case 'FST_REQ_FILE_TOO_LARGE':
-        throw new WebperfError('FILE_NOT_ACCEPTED');
-      case 'FST_PARTS_LIMIT':
-      case 'FST_FIELDS_LIMIT':
-        throw new WebperfError('VALIDATION', 'The form has too many fields');
-    }
-    throw err;
-  });
-
   app.put<{ Body: { url: string; threshold?: number | string | null } }>('/webhook/', {
-    preParsing: checkAccess,
-    bodyLimit: BODY_BYTES,
+    preParsing: [checkAccess, checkDeclaredLength],
+    ...formBody({
+      maxBytes: BODY_BYTES,
+      fieldBytes: MAX_URL_LENGTH + 64,
+      tooLarge: () => new WebperfError('REQUEST_TOO_LARGE', `The request body is larger than ${BODY_BYTES} bytes`),
+      invalid: () => new WebperfError('VALIDATION', `The body needs url (http or https, at most ${MAX_URL_LENGTH} characters), once, and may have threshold (0.01 to 4, or empty for none)`),
+    }),
     schema: doc({
-      tags: ['premium'],
       summary: 'Create or replace the site\'s webhook',
       description: describe(
         'One webhook per site. Body as JSON, application/x-www-form-urlencoded or multipart/form-data fields: `url` (required) and `threshold` (optional, 0.01–4; omitted or empty: none). Replacing a webhook gives it a new secret, enables it again and ends any rotation. Answers the webhook and its signing `secret`, which is shown this once only.',
@@ -158,8 +113,7 @@ const webhook: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
         SIGNING_RULE,
         PAYLOAD_RULE,
       ),
-      security: SECURITY,
-      headers: SITE_ID_HEADERS,
+      headers: SITE_HEADERS,
       body: {
         type: 'object',
         properties: {
@@ -186,18 +140,16 @@ const webhook: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
     const t = request.body.threshold;
     // A form's empty field means no threshold (the schema allows only the empty string besides numbers).
     const threshold = typeof t === 'number' ? t : null;
-    const { webhook: w, secret } = await setWebhook(db, { siteId, url, threshold, itemUri: siteUri(base(request), siteId), apiVersion: opts.version });
+    const { webhook: w, secret } = await setWebhook(db, { siteId, url, threshold, itemUri: siteUri(baseUrl(request), siteId), apiVersion: opts.version });
     return { ...view(opts.version, w), secret };
   });
 
   app.get('/webhook/', {
     preParsing: checkAccess,
     schema: doc({
-      tags: ['premium'],
       summary: 'The site\'s webhook (without its secret)',
       description: describe('404 WEBHOOK_NOT_FOUND when the site has none. `enabled` false with `disabled_reason` once 410 Gone or days of failures disabled it.', THRESHOLD_RULE, RETRY_RULE),
-      security: SECURITY,
-      headers: SITE_ID_HEADERS,
+      headers: SITE_HEADERS,
       response: {
         200: { type: 'object', headers: RATE_LIMIT_HEADERS, properties: WEBHOOK_PROPS, required: WEBHOOK_REQUIRED },
         ...errorResponses(400, 401, 403, 404, 429, 500),
@@ -213,11 +165,9 @@ const webhook: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   app.delete('/webhook/', {
     preParsing: checkAccess,
     schema: doc({
-      tags: ['premium'],
       summary: 'Delete the site\'s webhook',
       description: describe('Deliveries not yet sent are dropped. 404 WEBHOOK_NOT_FOUND when the site has none.'),
-      security: SECURITY,
-      headers: SITE_ID_HEADERS,
+      headers: SITE_HEADERS,
       response: {
         200: { type: 'object', headers: RATE_LIMIT_HEADERS, properties: { api_version: { type: 'string' }, message: { type: 'string' } }, required: ['api_version', 'message'] },
         ...errorResponses(400, 401, 403, 404, 429, 500),
@@ -232,11 +182,9 @@ const webhook: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   app.post('/webhook/rotate-secret', {
     preParsing: checkAccess,
     schema: doc({
-      tags: ['premium'],
       summary: 'Rotate the webhook\'s signing secret',
       description: describe(`Answers a new secret (shown this once). The current one becomes the previous secret and keeps signing beside the new one for ${ROTATION_OVERLAP_HOURS} h, so receivers can switch without losing events; a second rotation within that time drops the oldest. No body.`, SIGNING_RULE),
-      security: SECURITY,
-      headers: SITE_ID_HEADERS,
+      headers: SITE_HEADERS,
       response: {
         200: {
           type: 'object',
@@ -257,14 +205,12 @@ const webhook: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   app.post('/webhook/test', {
     preParsing: checkAccess,
     schema: doc({
-      tags: ['premium'],
       summary: 'Send a test event now',
       description: describe(
         `Sends one signed event now, exactly as a delivery (same headers, guard and ${WEBHOOK_TIMEOUT_MS / 1000} s timeout), and answers what the receiver said; it is never retried and is listed among the deliveries with kind "test". Its data is the site's latest public test result, or before the first one a placeholder result with type_of_test 0 and rating -1. A disabled webhook is tested too (to check a fix before PUT enables it). 200 whatever the receiver answered: see \`delivered\`, \`status_code\` and \`error\`.`,
         PAYLOAD_RULE,
       ),
-      security: SECURITY,
-      headers: SITE_ID_HEADERS,
+      headers: SITE_HEADERS,
       response: {
         200: {
           type: 'object',
@@ -304,11 +250,9 @@ const webhook: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   app.get('/webhook/deliveries', {
     preParsing: checkAccess,
     schema: doc({
-      tags: ['premium'],
       summary: 'Recent deliveries of the site\'s webhook',
       description: describe(`The latest ${DELIVERY_LIST_LIMIT} deliveries, newest first (kept after the webhook is deleted). status: pending (next_attempt_at says when), delivered, failed (retries spent, or webhook disabled/deleted), gone (410).`, RETRY_RULE),
-      security: SECURITY,
-      headers: SITE_ID_HEADERS,
+      headers: SITE_HEADERS,
       response: {
         200: {
           type: 'object',
