@@ -13,6 +13,7 @@ import openData from './routes/open-data.js';
 import testTypes from './routes/test-types.js';
 import meta from './routes/meta.js';
 import premium from './routes/premium/index.js';
+import webanalytics from './routes/webanalytics.js';
 import { LATEST_VERSION } from './envelope.js';
 
 /** Request-log redaction: keys never reach the logs. */
@@ -47,6 +48,7 @@ export async function buildApp(deps: ApiDeps, options: { logger?: boolean | { st
   await app.register(meta);
   await app.register(openData);
   await app.register(testTypes);
+  await app.register(webanalytics);
   await app.register(premium, { version: LATEST_VERSION, hidden: false });
   await app.register(premium, { prefix: `/${LATEST_VERSION}`, version: LATEST_VERSION, hidden: true });
   return app;

@@ -6,6 +6,7 @@
  */
 import { benchPipeline } from './pipeline.js';
 import { benchApi } from './api.js';
+import { benchWebanalytics } from './webanalytics.js';
 
 const only = process.argv.slice(2);
 const want = (name: string) => only.length === 0 || only.includes(name);
@@ -19,5 +20,9 @@ if (want('api')) {
   console.log('\n## Results API (issue: premium API)');
   const out = await benchApi({});
   if (typeof out === 'string') console.log(out);
+}
+if (want('webanalytics')) {
+  console.log('\n## Agency analytics CSV (issue 10)');
+  console.log(await benchWebanalytics());
 }
 process.exit(0);

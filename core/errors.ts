@@ -24,6 +24,8 @@ export const ErrorCodes = {
   FILE_NOT_ACCEPTED: { status: 400, message: 'File uploads are not accepted: send plain form fields' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Send the body as multipart/form-data, application/x-www-form-urlencoded or application/json' },
   RATE_LIMITED: { status: 429, message: 'Too many requests' },
+  WEBHOOK_NOT_FOUND: { status: 404, message: 'This site has no webhook' },
+  WEBHOOK_URL_INVALID: { status: 400, message: 'The webhook address is not valid' },
   TARGET_BLOCKED: { status: 400, message: 'The address is not allowed as a test target' },
   TARGET_UNREACHABLE: { status: 502, message: 'The address could not be reached' },
   CHROMIUM_MISSING: { status: 500, message: 'Chromium is not installed' },

@@ -10,6 +10,7 @@ import type { BrowserPool } from './browser-pool.js';
 import { startHeartbeat } from './heartbeat.js';
 import { runTestsTask, type RunTestsDeps } from './tasks/run-tests.js';
 import { CRONTAB, scheduleFollowedSitesTask } from './tasks/schedule-followed-sites.js';
+import { deliverWebhookTask } from './tasks/deliver-webhook.js';
 
 export function quietLogger(): Logger {
   return new Logger(() => () => {});
@@ -42,6 +43,7 @@ export function taskList(deps: WorkerDeps): TaskList {
   return {
     run_tests: runTestsTask(deps) as TaskList[string],
     schedule_followed_sites: scheduleFollowedSitesTask(deps.db) as TaskList[string],
+    deliver_webhook: deliverWebhookTask(deps) as TaskList[string],
   };
 }
 

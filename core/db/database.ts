@@ -3,6 +3,7 @@
  */
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import Cursor from 'pg-cursor';
 import type { DB } from './schema.js';
 
 export type Database = DB;
@@ -22,5 +23,6 @@ export function createDb(connectionString: string, options: { max?: number } = {
   });
   // An idle client losing its server (database restarted) must not crash the process.
   pool.on('error', () => {});
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  // cursor: lets large reads (the agency CSV) stream with `.stream()` instead of loading every row.
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
 }

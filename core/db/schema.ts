@@ -203,19 +203,35 @@ export interface WebhookDeliveries {
   attempts: Generated<number>;
   created_at: Generated<Timestamp>;
   delivered_at: Timestamp | null;
+  duration_ms: number | null;
+  event_id: string;
   id: Generated<number>;
+  kind: Generated<string>;
+  last_attempt_at: Timestamp | null;
   last_error: string | null;
+  next_attempt_at: Timestamp | null;
+  payload: string;
   response_status: number | null;
   result_id: number | null;
   site_id: number;
   status: Generated<string>;
+  type_of_test: number | null;
+  url: string | null;
 }
 
 export interface Webhooks {
+  api_version: string;
   created_at: Generated<Timestamp>;
+  disabled_at: Timestamp | null;
+  disabled_reason: string | null;
+  failing_since: Timestamp | null;
+  item_uri: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Timestamp | null;
   secret: string;
   site_id: number;
   threshold: Numeric | null;
+  updated_at: Generated<Timestamp>;
   url: string;
 }
 

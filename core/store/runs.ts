@@ -11,6 +11,7 @@ import { NOT_RATED } from '../plugin-api.js';
 import type { TestOutcome } from '../pipeline.js';
 import { addJob } from './jobs.js';
 import { notifyCache, withCacheEvents } from './notify.js';
+import { queueWebhookDeliveries } from './webhooks.js';
 
 export interface NewRun {
   siteId: number;
@@ -144,6 +145,7 @@ export async function saveRunResults(db: Db, runId: number, outcomes: readonly T
     if (!run.private) {
       await refreshSiteScores(trx, run.site_id);
       await refreshCategoryScores(trx, run.site_id);
+      await queueWebhookDeliveries(trx, run.site_id, ids);
       // The API's cached /stats, /stats_per_month and /categories/ answers go on commit.
       await notifyCache(trx, { site: run.site_id, categories: true });
     }

@@ -1,0 +1,262 @@
+/**
+ * Webhook deliveries end to end below the API: results stored the way the runner stores them queue
+ * deliveries in the same transaction; graphile-worker runs the real deliver_webhook task against
+ * loopback receivers (allowlisted by origin); receivers verify with the standardwebhooks package.
+ */
+import http from 'node:http';
+import t from 'tap';
+import { runOnce } from 'graphile-worker';
+import { Webhook } from 'standardwebhooks';
+import { TargetGuard } from '../../core/net/target-guard.js';
+import type { Db } from '../../core/db/database.js';
+import {
+  DISABLE_AFTER_FAILING_DAYS,
+  RETRY_DELAYS_S,
+  passesThreshold,
+  retryDelayMs,
+  rotateWebhookSecret,
+  setWebhook,
+} from '../../core/store/webhooks.js';
+import { deliverWebhookTask, type DeliverWebhookDeps } from '../../runners/tasks/deliver-webhook.js';
+import { quietLogger } from '../../runners/worker.js';
+import { createTestDb } from '../helpers/db.js';
+import { outcome, reportsFor, seedRun, seedSite } from '../helpers/seed.js';
+
+interface Received {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** A loopback receiver answering each request with the next of `answers` (the last repeats); 'hang' never answers. */
+async function receiver(t: { teardown(fn: () => unknown): void }, answers: (number | 'hang')[]) {
+  const got: Received[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const answer = answers[Math.min(got.length - 1, answers.length - 1)];
+      if (answer === 'hang') return;
+      res.writeHead(answer, { 'content-type': 'text/plain' });
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  t.teardown(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  return { got, origin, url: `${origin}/hooks/webperf` };
+}
+
+/** Runs the worker until no delivery job is due (retries are made due at once by the test's schedule). */
+async function drain(db: Db, connectionString: string, deps: Omit<DeliverWebhookDeps, 'db'>) {
+  const task = deliverWebhookTask({ db, ...deps });
+  for (let i = 0; i < 20; i++) {
+    await runOnce({ connectionString, taskList: { deliver_webhook: task as any }, logger: quietLogger() });
+    const pending = await db.selectFrom('webhook_deliveries').select('id').where('status', '=', 'pending').execute();
+    if (pending.length === 0) return;
+  }
+  throw new Error('deliveries still pending');
+}
+
+const noWait = (attempt: number) => (attempt <= RETRY_DELAYS_S.length ? 0 : null);
+
+async function arrange(t: { teardown(fn: () => unknown): void }, threshold: number | null = null, answers: (number | 'hang')[] = [204]) {
+  const { db, url } = await createTestDb(t);
+  const siteId = await seedSite(db, { title: 'Kommun', url: 'https://kommun.example/' });
+  const rx = await receiver(t, answers);
+  const { secret } = await setWebhook(db, { siteId, url: rx.url, threshold, itemUri: `http://webperf.test/item/${siteId}`, apiVersion: '0.1' });
+  return { db, url, siteId, rx, secret, guard: new TargetGuard([rx.origin]) };
+}
+
+t.test('a receiver that fails twice then succeeds gets the exact payload three times, signed, with one stable webhook-id', async (t) => {
+  const { db, url, siteId, rx, secret, guard } = await arrange(t, null, [500, 503, 200]);
+  const testDate = new Date('2026-11-20T08:15:30.123Z');
+  const { resultIds } = await seedRun(db, siteId, {
+    url: 'https://kommun.example/',
+    testDate,
+    outcomes: [outcome(7, 3.5, { pagespeed: 3.5, a11y: 4 }, { a: 1 })],
+  });
+  const queued = await db.selectFrom('webhook_deliveries').selectAll().execute();
+  t.equal(queued.length, 1, 'queued with the results');
+  t.equal(Number(queued[0].result_id), resultIds[0]);
+
+  await drain(db, url, { guard, webhookRetryDelayMs: noWait });
+  t.equal(rx.got.length, 3);
+  const ids = new Set(rx.got.map((r) => r.headers['webhook-id']));
+  t.equal(ids.size, 1, 'the webhook-id is the same on every attempt');
+  t.match([...ids][0], /^msg_[0-9a-f]{32}$/);
+  t.equal(new Set(rx.got.map((r) => r.body)).size, 1, 'every attempt sends the same bytes');
+  for (const r of rx.got) {
+    t.equal(r.headers['content-type'], 'application/json');
+    t.match(r.headers['webhook-signature'], /^v1,[A-Za-z0-9+/=]+$/, 'one v1 signature');
+    // As a receiver would: the package verifies signature and timestamp.
+    t.doesNotThrow(() => new Webhook(secret).verify(r.body, r.headers as Record<string, string>));
+  }
+  t.throws(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(rx.got[0].body, rx.got[0].headers as Record<string, string>), 'another secret does not verify');
+  const reports = reportsFor(7, 3.5, { pagespeed: 3.5, a11y: 4 }).sv;
+  const body = JSON.parse(rx.got[0].body);
+  t.match(body.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  t.same(body, {
+    api_version: '0.1',
+    uri: `http://webperf.test/item/${siteId}`,
+    tested_url: 'https://kommun.example/',
+    timestamp: body.timestamp,
+    result_count: '1',
+    data: {
+      test_date: '2026-11-20T08:15:30.123Z',
+      type_of_test: 7,
+      url: 'https://kommun.example/',
+      rating: 3.5,
+      check_report: reports.overall,
+      check_report_a11y: reports.a11y,
+      check_report_perf: reports.perf,
+      check_report_stand: '',
+      check_report_sec: '',
+      json_check_data: '{"a": 1}',
+    },
+  });
+  t.same(Object.keys(body), ['api_version', 'uri', 'tested_url', 'timestamp', 'result_count', 'data']);
+  const [d] = await db.selectFrom('webhook_deliveries').selectAll().execute();
+  t.equal(d.status, 'delivered');
+  t.equal(d.attempts, 3);
+  t.equal(d.response_status, 200);
+  t.equal(d.next_attempt_at, null);
+  const hook = await db.selectFrom('webhooks').selectAll().executeTakeFirstOrThrow();
+  t.equal(hook.failing_since, null, 'a success clears the failure');
+});
+
+t.test('410 Gone disables the webhook, with the reason; later results queue nothing', async (t) => {
+  const { db, url, siteId, rx, guard } = await arrange(t, null, [410]);
+  await seedRun(db, siteId, { url: 'https://kommun.example/', outcomes: [outcome(7, 3)] });
+  await drain(db, url, { guard, webhookRetryDelayMs: noWait });
+  t.equal(rx.got.length, 1, 'not retried');
+  const hook = await db.selectFrom('webhooks').selectAll().executeTakeFirstOrThrow();
+  t.ok(hook.disabled_at);
+  t.match(hook.disabled_reason, /^The receiver answered 410 Gone on \d{4}-/);
+  const [d] = await db.selectFrom('webhook_deliveries').selectAll().execute();
+  t.equal(d.status, 'gone');
+  await seedRun(db, siteId, { url: 'https://kommun.example/', outcomes: [outcome(7, 2)] });
+  t.equal((await db.selectFrom('webhook_deliveries').select('id').execute()).length, 1);
+});
+
+t.test('a receiver that hangs: the attempt ends at the timeout and is retried on schedule', async (t) => {
+  const { db, url, siteId, rx, guard } = await arrange(t, null, ['hang']);
+  await seedRun(db, siteId, { url: 'https://kommun.example/', outcomes: [outcome(7, 3)] });
+  // One retry, then the schedule is spent.
+  await drain(db, url, { guard, webhookTimeoutMs: 2000, webhookRetryDelayMs: (n) => (n < 2 ? 0 : null) });
+  // Not an exact count: on a loaded machine an attempt may end before the receiver has read it.
+  t.ok(rx.got.length <= 2, 'at most one request per attempt');
+  const [d] = await db.selectFrom('webhook_deliveries').selectAll().execute();
+  t.equal(d.status, 'failed');
+  t.equal(d.attempts, 2);
+  t.equal(d.response_status, null);
+  t.equal(d.last_error, 'No answer within 2 s');
+  const hook = await db.selectFrom('webhooks').selectAll().executeTakeFirstOrThrow();
+  t.ok(hook.failing_since, 'failing since the first failure');
+  t.equal(hook.disabled_at, null, 'one failed day does not disable');
+});
+
+t.test('a webhook failing for days is disabled and says why', async (t) => {
+  const { db, url, siteId, guard } = await arrange(t, null, [500]);
+  const since = new Date(Date.now() - (DISABLE_AFTER_FAILING_DAYS * 24 + 1) * 3_600_000);
+  await db.updateTable('webhooks').set({ failing_since: since }).execute();
+  await seedRun(db, siteId, { url: 'https://kommun.example/', outcomes: [outcome(7, 3)] });
+  await drain(db, url, { guard, webhookRetryDelayMs: noWait });
+  const hook = await db.selectFrom('webhooks').selectAll().executeTakeFirstOrThrow();
+  t.ok(hook.disabled_at);
+  t.equal(hook.disabled_reason, `Deliveries have failed since ${since.toISOString()} (last: HTTP 500)`);
+  const [d] = await db.selectFrom('webhook_deliveries').selectAll().execute();
+  t.equal(d.status, 'failed');
+  t.equal(d.attempts, 1);
+});
+
+t.test('threshold: only drops of at least T below the previous rated result of the same test type', async (t) => {
+  const { db, url, siteId, rx, guard } = await arrange(t, 1);
+  const day = (n: number) => new Date(Date.UTC(2026, 10, n));
+  const ratings = [4.5, 4.0, 3.0, 3.5, -1, 2.5];
+  for (const [i, r] of ratings.entries()) {
+    await seedRun(db, siteId, { url: 'https://kommun.example/', testDate: day(i + 1), outcomes: [outcome(7, r), outcome(8, 5 - i * 0.1)] });
+  }
+  // Private one-off tests are never delivered, whatever they rate.
+  await seedRun(db, siteId, { url: 'https://kommun.example/page', private: true, testDate: day(10), outcomes: [outcome(7, 1)] });
+  await drain(db, url, { guard, webhookRetryDelayMs: noWait });
+  const sent = rx.got.map((r) => JSON.parse(r.body).data).map((d) => [d.type_of_test, d.rating]);
+  t.same(sent.sort(), [[7, 2.5], [7, 3]], '4.0→3.0 and 3.5→2.5 (the unrated result is skipped); test type 8 falls by 0.1 a day');
+  t.equal(passesThreshold(null, -1, null), true, 'without a threshold every result goes');
+  t.equal(passesThreshold(0.5, 3.7, 4.2), true, 'exact edges count (5 decimals)');
+  t.equal(passesThreshold(0.5, 3.70001, 4.2), false);
+});
+
+t.test('without a threshold every public result is delivered', async (t) => {
+  const { db, url, siteId, rx, guard } = await arrange(t);
+  await seedRun(db, siteId, { url: 'https://kommun.example/', outcomes: [outcome(7, 4), outcome(8, -1), outcome(9, 5)] });
+  await seedRun(db, siteId, { url: 'https://kommun.example/x', private: true, outcomes: [outcome(7, 1)] });
+  await drain(db, url, { guard, webhookRetryDelayMs: noWait });
+  t.same(rx.got.map((r) => JSON.parse(r.body).data.type_of_test).sort(), [7, 8, 9]);
+});
+
+t.test('during a rotation both secrets sign for 24 hours, then only the new one', async (t) => {
+  const { db, url, siteId, rx, secret: oldSecret, guard } = await arrange(t);
+  const rotated = await rotateWebhookSecret(db, siteId);
+  t.ok(rotated);
+  const newSecret = rotated!.secret;
+  t.not(newSecret, oldSecret);
+  t.match(newSecret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+  t.ok(Math.abs(rotated!.previousSecretExpiresAt.getTime() - Date.now() - 24 * 3_600_000) < 60_000);
+  await seedRun(db, siteId, { url: 'https://kommun.example/', outcomes: [outcome(7, 4)] });
+  await drain(db, url, { guard, webhookRetryDelayMs: noWait });
+  const first = rx.got[0];
+  t.equal(String(first.headers['webhook-signature']).split(' ').length, 2);
+  t.doesNotThrow(() => new Webhook(oldSecret).verify(first.body, first.headers as Record<string, string>), 'a receiver with the old secret');
+  t.doesNotThrow(() => new Webhook(newSecret).verify(first.body, first.headers as Record<string, string>), 'a receiver with the new secret');
+
+  await db.updateTable('webhooks').set({ previous_secret_expires_at: new Date(Date.now() - 1000) }).execute();
+  await seedRun(db, siteId, { url: 'https://kommun.example/', outcomes: [outcome(7, 4)] });
+  await drain(db, url, { guard, webhookRetryDelayMs: noWait });
+  const second = rx.got[1];
+  t.equal(String(second.headers['webhook-signature']).split(' ').length, 1);
+  t.throws(() => new Webhook(oldSecret).verify(second.body, second.headers as Record<string, string>));
+  t.doesNotThrow(() => new Webhook(newSecret).verify(second.body, second.headers as Record<string, string>));
+});
+
+t.test('connect time: the guard refuses a name that resolves to a blocked address, and a literal one, before any connection', async (t) => {
+  const { db, url, siteId, rx } = await arrange(t);
+  const port = new URL(rx.origin).port;
+  // localhost resolves (via the system resolver's hosts file) to loopback: as a rebinding name would.
+  await db.updateTable('webhooks').set({ url: `http://localhost:${port}/hook` }).execute();
+  await seedRun(db, siteId, { url: 'https://kommun.example/', outcomes: [outcome(7, 4)] });
+  // The worker's guard allowlists nothing: the address was fine when set, not now.
+  await drain(db, url, { guard: new TargetGuard(), webhookRetryDelayMs: () => null });
+  await db.updateTable('webhooks').set({ url: `${rx.origin}/hook` }).execute();
+  await seedRun(db, siteId, { url: 'https://kommun.example/', outcomes: [outcome(7, 4)] });
+  await drain(db, url, { guard: new TargetGuard(), webhookRetryDelayMs: () => null });
+  t.equal(rx.got.length, 0, 'nothing reached the receiver');
+  const rows = await db.selectFrom('webhook_deliveries').selectAll().orderBy('id').execute();
+  t.same(rows.map((r) => r.status), ['failed', 'failed']);
+  t.equal(rows[0].last_error, 'localhost resolves only to addresses that are not allowed as test targets');
+  t.equal(rows[1].last_error, 'The address 127.0.0.1 resolves to 127.0.0.1, which is not allowed as a test target');
+});
+
+t.test('a redirect is not followed: 3xx is a failed attempt', async (t) => {
+  const { db, url, siteId, rx, guard } = await arrange(t, null, [307]);
+  await seedRun(db, siteId, { url: 'https://kommun.example/', outcomes: [outcome(7, 4)] });
+  await drain(db, url, { guard, webhookRetryDelayMs: () => null });
+  t.equal(rx.got.length, 1);
+  const [d] = await db.selectFrom('webhook_deliveries').selectAll().execute();
+  t.equal(d.response_status, 307);
+  t.equal(d.last_error, 'HTTP 307');
+  t.equal(d.status, 'failed');
+});
+
+t.test('the retry schedule: exponential, with ±20 % jitter, about a day in all', async (t) => {
+  const total = RETRY_DELAYS_S.reduce((a, b) => a + b, 0);
+  t.ok(total > 20 * 3600 && total < 28 * 3600, `${total} s`);
+  for (let i = 1; i < 6; i++) t.ok(RETRY_DELAYS_S[i] > RETRY_DELAYS_S[i - 1]);
+  t.equal(retryDelayMs(1, () => 0.5), 30_000);
+  t.equal(retryDelayMs(1, () => 0), 24_000);
+  t.equal(retryDelayMs(1, () => 1), 36_000);
+  t.equal(retryDelayMs(RETRY_DELAYS_S.length + 1), null, 'then the delivery has failed');
+});
