@@ -3,7 +3,7 @@
  */
 import type { Browser } from 'puppeteer-core';
 import type { Db } from './db/database.js';
-import { gather } from './gather/gather.js';
+import { gather, type GatherOptions } from './gather/gather.js';
 import type { Lang } from './i18n/langs.js';
 import { createProbes } from './net/probes.js';
 import type { TargetGuard } from './net/target-guard.js';
@@ -31,6 +31,8 @@ export interface TestPageOptions {
   lang?: Lang;
   onPhase?: (phase: string) => void;
   onPlugin?: (plugin: TestPlugin, outcome: TestOutcome) => void;
+  /** Passed to gather: reads more from the loaded page (the audit's links). */
+  afterLoad?: GatherOptions['afterLoad'];
 }
 
 /** Loads the page once and runs the given plugins on its artifacts. */
@@ -38,7 +40,7 @@ export async function testPage(url: string, plugins: readonly TestPlugin[], deps
   const t0 = Date.now();
   // One probe cache per run, shared by Lighthouse's own fetches and the plugins: robots.txt once.
   const probes = createProbes(deps.guard);
-  const artifacts = await gather(url, { browser: deps.browser, guard: deps.guard, probes, timeoutMs: deps.gatherTimeoutMs, onPhase: options.onPhase });
+  const artifacts = await gather(url, { browser: deps.browser, guard: deps.guard, probes, timeoutMs: deps.gatherTimeoutMs, onPhase: options.onPhase, afterLoad: options.afterLoad });
   const t1 = Date.now();
   options.onPhase?.('plugins');
   const outcomes = await runPlugins(plugins, artifacts, {

@@ -27,6 +27,8 @@ export interface GatherOptions {
   timeoutMs?: number;
   /** Called with a short phase name (progress display). */
   onPhase?: (phase: string) => void;
+  /** Reads more from the loaded page before its context closes (the audit's crawler takes its links). */
+  afterLoad?: (page: Page) => Promise<void>;
 }
 
 export const LIGHTHOUSE_CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'];
@@ -57,7 +59,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 }
 
 /** Refuses, inside Chromium, every request whose host the guard does not allow. */
-async function guardRequests(page: Page, guard: TargetGuard, blocked: string[]): Promise<void> {
+export async function guardRequests(page: Page, guard: TargetGuard, blocked: string[]): Promise<void> {
   const verdicts = new Map<string, Promise<boolean>>();
   await page.setRequestInterception(true);
   page.on('request', (request) => {
@@ -211,6 +213,7 @@ async function gatherIn(context: Awaited<ReturnType<Browser['createBrowserContex
     () => page.evaluate(EXTRACT_PAGE) as Promise<{ texts: ReturnType<typeof extractTexts>; inline: ReturnType<typeof extractInline> }>,
   );
   const cookies = await cookiesOf(page, new URL(finalUrl).hostname);
+  if (options.afterLoad) await retryOnContextLoss(() => options.afterLoad!(page));
 
   const stylesheets: TextResource[] = [];
   const seenSheets = new Set<string>();
