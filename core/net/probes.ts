@@ -9,6 +9,25 @@ import tls from 'node:tls';
 import type { ProbeResponse, Probes, TlsProbe } from '../plugin-api.js';
 import type { TargetGuard } from './target-guard.js';
 
+/** The raw bytes behind a probe answer, for callers that read binary bodies (gzipped sitemaps). */
+export interface ProbeBody {
+  bytes: Buffer;
+  /** The answer was longer than the caller's maxBytes; `bytes` holds only the first maxBytes. */
+  truncated: boolean;
+}
+
+// ProbeResponse (the plugin contract) carries text only; the bytes ride beside it, keyed by the
+// answer object, so binary readers need no second request and the contract stays unchanged.
+const BODIES = new WeakMap<ProbeResponse, ProbeBody>();
+
+/**
+ * The raw body of an answer made by these probes: undefined for answers from elsewhere (a test's
+ * own Probes, say), where only the text is known.
+ */
+export function probeBody(res: ProbeResponse): ProbeBody | undefined {
+  return BODIES.get(res);
+}
+
 export interface ProbeOptions {
   timeoutMs?: number;
   userAgent?: string;
@@ -32,7 +51,7 @@ function requestOnce(
   maxBytes: number,
   timeoutMs: number,
   userAgent: string,
-): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+): Promise<{ status: number; headers: Record<string, string>; bytes: Buffer; truncated: boolean }> {
   return new Promise((resolve, reject) => {
     const mod = url.protocol === 'https:' ? https : http;
     const req = mod.request(
@@ -48,13 +67,17 @@ function requestOnce(
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
+        let truncated = false;
         res.on('data', (chunk: Buffer) => {
+          const room = maxBytes - size;
           size += chunk.length;
-          if (size <= maxBytes) chunks.push(chunk);
-          else res.destroy();
+          if (chunk.length <= room) return void chunks.push(chunk);
+          if (room > 0) chunks.push(chunk.subarray(0, room));
+          truncated = true;
+          res.destroy();
         });
         const done = () =>
-          resolve({ status: res.statusCode ?? 0, headers: lowerHeaders(res.headers), body: Buffer.concat(chunks).toString('utf8') });
+          resolve({ status: res.statusCode ?? 0, headers: lowerHeaders(res.headers), bytes: Buffer.concat(chunks), truncated });
         res.on('end', done);
         res.on('close', done);
         res.on('error', reject);
@@ -85,7 +108,9 @@ export function createProbes(guard: TargetGuard, options: ProbeOptions = {}): Pr
           current = new URL(location, url).href;
           continue;
         }
-        return { url: current, status: res.status, headers: res.headers, body: res.body, chain };
+        const answer: ProbeResponse = { url: current, status: res.status, headers: res.headers, body: res.bytes.toString('utf8'), chain };
+        BODIES.set(answer, { bytes: res.bytes, truncated: res.truncated });
+        return answer;
       } catch (err) {
         return { url: current, status: 0, headers: {}, body: '', chain, error: err instanceof Error ? err.message : String(err) };
       }
@@ -151,10 +176,12 @@ export function createProbes(guard: TargetGuard, options: ProbeOptions = {}): Pr
     fetch(url, opts = {}) {
       const method = opts.method ?? 'GET';
       const follow = opts.followRedirects ?? true;
-      const key = `${method} ${follow ? 'follow' : 'manual'} ${url}`;
+      const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+      // The limit is part of the key: a short read for one caller must not cut another's body.
+      const key = `${method} ${follow ? 'follow' : 'manual'} ${maxBytes} ${url}`;
       let hit = fetchCache.get(key);
       if (!hit) {
-        hit = doFetch(url, method, follow, opts.maxBytes ?? DEFAULT_MAX_BYTES);
+        hit = doFetch(url, method, follow, maxBytes);
         fetchCache.set(key, hit);
       }
       return hit;
