@@ -9,7 +9,8 @@
  * stored (a resumed audit) are replayed from their stored links instead of being loaded again.
  */
 import robotsParserModule from 'robots-parser';
-import type { Probes } from '../plugin-api.js';
+import type { ProbeResponse, Probes } from '../plugin-api.js';
+import { readSitemaps } from '../net/sitemap.js';
 import { inScope, normaliseUrl, pageKey } from './normalise.js';
 
 // The package's CommonJS default export, typed as the module namespace.
@@ -51,8 +52,6 @@ export interface CrawlOptions {
   probes: Probes;
   /** Loads and tests one page (guarded); throws when the page fails. */
   visit: (url: string) => Promise<Visited>;
-  /** The sitemap reader: page addresses from the given sitemap addresses (indexes followed). */
-  readSitemaps?: (probes: Probes, sitemapUrls: string[]) => Promise<string[]>;
   /** Pages stored by an earlier attempt, replayed without loading them again. */
   done?: readonly CrawledPage[];
   /** Called when a page is finished (store it here), in crawl order. */
@@ -82,6 +81,22 @@ export function robotsDirectives(headers: Record<string, string>, html: string):
   return { noindex: /\b(noindex|none)\b/.test(all), nofollow: /\b(nofollow|none)\b/.test(all) };
 }
 
+const MAX_REDIRECTS = 5;
+
+async function fetchInScope(probes: Probes, url: string, start: URL): Promise<ProbeResponse | 'out-of-scope'> {
+  let current = url;
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    const res = await probes.fetch(current, { followRedirects: false });
+    const location = res.headers.location;
+    if (res.error || res.status < 300 || res.status >= 400 || !location) return res;
+    const next = normaliseUrl(location, current);
+    if (!next) return { ...res, error: `Redirect to an address that is not a page: ${location}` };
+    if (!inScope(next, start)) return 'out-of-scope';
+    current = next;
+  }
+  return { url: current, status: 0, headers: {}, body: '', chain: [url], error: 'Too many redirects' };
+}
+
 /** Runs the crawl; resolves when `pages` pages are audited or the site has no more. */
 export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
   const startUrl = normaliseUrl(options.start);
@@ -97,8 +112,10 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
   const allowed = (url: string) => robots.isAllowed(url, CRAWLER_AGENT) !== false;
 
   // robots.txt's Sitemap: lines first, then the usual places.
-  const sitemaps = [...new Set([...robots.getSitemaps(), new URL('/sitemap.xml', start).href, new URL('/sitemap_index.xml', start).href])];
-  const fromSitemaps = options.readSitemaps ? await options.readSitemaps(probes, sitemaps).catch(() => []) : [];
+  const listed = robots.getSitemaps().map((u) => normaliseUrl(u, robotsUrl)).filter((u): u is string => u !== null);
+  const sitemaps = [...new Set([...listed, new URL('/sitemap.xml', start).href, new URL('/sitemap_index.xml', start).href])];
+  // Bounded: an audit never needs more addresses than a few times the pages it tests.
+  const fromSitemaps = (await readSitemaps(probes, sitemaps, { maxUrls: Math.max(1000, options.pages * 10), maxSitemaps: 20 })).urls;
 
   const stored = new Map((options.done ?? []).map((p) => [pageKey(p.url), p]));
   const pages: CrawledPage[] = [];
@@ -132,14 +149,16 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
       await options.onPage?.(page);
       for (const link of page.links) enqueue(link);
     };
-    // A guarded GET first: content type, redirects and robots directives decide before Chromium loads anything.
-    const probe = await probes.fetch(url);
+    // A guarded GET first: content type, redirects and robots directives decide before Chromium
+    // loads anything. Redirects are followed here hop by hop, so that one leaving the site is
+    // never followed at all.
+    const probe = await fetchInScope(probes, url, start);
+    if (probe === 'out-of-scope') { skip(url, 'redirect-out-of-scope'); continue; }
     if (probe.error) {
       await finish({ position, url, status: 'failed', error: probe.error, links: [], result: {} });
       continue;
     }
     const finalUrl = normaliseUrl(probe.url) ?? url;
-    if (!inScope(finalUrl, start)) { skip(url, 'redirect-out-of-scope'); continue; }
     if (finalUrl !== url) {
       const key = pageKey(finalUrl);
       if (key !== pageKey(url) && seen.has(key)) { skip(url, 'duplicate'); continue; }
@@ -162,7 +181,10 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
       continue;
     }
     const nofollow = raw.nofollow || visited.nofollow === true;
-    const links = nofollow ? [] : [...new Set(visited.links.map((l) => normaliseUrl(l, finalUrl)).filter((l): l is string => l !== null && inScope(l, start)))];
+    const found = nofollow ? [] : [...new Set(visited.links.map((l) => normaliseUrl(l, finalUrl)).filter((l): l is string => l !== null))];
+    // Other sites' addresses are reported as skipped once; only the site's own are stored.
+    for (const l of found) if (!inScope(l, start)) enqueue(l);
+    const links = found.filter((l) => inScope(l, start));
     await finish({ position, url: finalUrl, status: 'done', links, result: visited.noindex ? { ...visited.result, noindex: true } : visited.result });
   }
   return { pages, sitemaps };
