@@ -107,6 +107,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         registry,
         concurrency: config.concurrency,
         jobTimeoutMs: config.jobTimeoutMs,
+        crux: { apiKey: config.cruxApiKey, endpoint: config.cruxEndpoint },
       });
       stops.push(() => worker!.stop());
     }

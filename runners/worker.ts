@@ -7,6 +7,7 @@ import type { TargetGuard } from '../core/net/target-guard.js';
 import type { PluginRegistry } from '../core/registry.js';
 import type { BrowserPool } from './browser-pool.js';
 import { runTestsTask, type RunTestsDeps } from './tasks/run-tests.js';
+import { runAuditTask } from './tasks/run-audit.js';
 import { CRONTAB, scheduleFollowedSitesTask } from './tasks/schedule-followed-sites.js';
 
 export function quietLogger(): Logger {
@@ -30,12 +31,15 @@ export interface WorkerDeps {
   schedule?: boolean;
   logger?: Logger;
   onStored?: RunTestsDeps['onStored'];
+  /** CrUX settings for the audits' field data (none: the audits say it is not available). */
+  crux?: { apiKey: string | null; endpoint: string };
 }
 
 export function taskList(deps: WorkerDeps): TaskList {
   return {
     run_tests: runTestsTask(deps) as TaskList[string],
     schedule_followed_sites: scheduleFollowedSitesTask(deps.db) as TaskList[string],
+    run_audit: runAuditTask({ ...deps, crux: deps.crux ?? { apiKey: null, endpoint: '' } }) as TaskList[string],
   };
 }
 
