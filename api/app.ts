@@ -5,6 +5,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { ApiDeps } from './context.js';
 import errors from './plugins/errors.js';
 import auth from './plugins/auth.js';
+import body from './plugins/body.js';
+import strictIntegers from './plugins/strict-integers.js';
 import cache from './plugins/cache.js';
 import openapi from './plugins/openapi.js';
 import openData from './routes/open-data.js';
@@ -37,6 +39,8 @@ export async function buildApp(deps: ApiDeps, options: { logger?: boolean | { st
     }
   });
   await app.register(errors);
+  await app.register(strictIntegers);
+  await app.register(body);
   await app.register(cache);
   await app.register(auth);
   await app.register(openapi);

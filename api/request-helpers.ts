@@ -1,32 +1,37 @@
 /**
- * Small request parsers shared by the premium routes.
+ * Small request helpers shared by the routes: strict integers, the public base URL and the
+ * language of readable reports.
  */
 import type { FastifyRequest } from 'fastify';
-import { WebperfError } from '../core/errors.js';
 import { isLang, reportLang, type ReportLang } from '../core/i18n/langs.js';
 
-/** The site-id header: required, a positive integer (400 otherwise). */
-export function siteIdHeader(request: FastifyRequest): number {
-  const raw = request.headers['site-id'];
-  if (raw === undefined || raw === '') throw new WebperfError('SITE_ID_MISSING');
-  const value = Array.isArray(raw) ? raw[0] : raw;
-  if (!/^[1-9][0-9]{0,9}$/.test(value.trim()) || Number(value) > 2_147_483_647) {
-    throw new WebperfError('SITE_ID_INVALID', `The site-id header must be a positive integer, got "${value}"`);
-  }
-  return Number(value);
+/** The largest PostgreSQL `integer` (int4): ids of sites, keys and categories. */
+export const INT4_MAX = 2_147_483_647;
+
+/**
+ * A decimal integer written strictly: ASCII digits only, no sign, no leading zero, no spaces,
+ * exponent or fraction, within [min, max]; else null. Ajv's coercion would take `1e309`
+ * (Infinity), `+1`, ` 1`, `0x10` or `1.0`, and PostgreSQL then fails on them with a 500.
+ */
+export function parseStrictInt(raw: unknown, min = 1, max = INT4_MAX): number | null {
+  if (typeof raw !== 'string' || !/^(0|[1-9][0-9]{0,15})$/.test(raw)) return null;
+  const n = Number(raw);
+  return Number.isSafeInteger(n) && n >= min && n <= max ? n : null;
+}
+
+/** The base of absolute addresses in answers: the configured public URL, else the request's own. */
+export function baseUrl(request: FastifyRequest): string {
+  return request.server.deps.config.publicUrl ?? `${request.protocol}://${request.host}`;
 }
 
 /**
- * Language of readable reports: `lang` query parameter (sv, en, da, no, fi, is), else the first
- * Accept-Language that is one of them, else Swedish. Reports exist in sv and en; da, no, fi and
- * is get English.
+ * Language of readable reports: `lang` query parameter (sv, en, da, no, fi, is; the route's
+ * schema refuses anything else), else the first Accept-Language that is one of them, else Swedish.
+ * Reports exist in sv and en; da, no, fi and is get English.
  */
 export function requestReportLang(request: FastifyRequest): ReportLang {
   const q = (request.query as Record<string, unknown> | undefined)?.lang;
-  if (typeof q === 'string') {
-    if (!isLang(q)) throw new WebperfError('UNSUPPORTED_LANG', `Unsupported lang "${q}": use one of sv, en, da, no, fi, is`);
-    return reportLang(q);
-  }
+  if (typeof q === 'string' && isLang(q)) return reportLang(q);
   const accept = request.headers['accept-language'];
   if (typeof accept === 'string') {
     for (const part of accept.split(',')) {

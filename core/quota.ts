@@ -85,7 +85,8 @@ export async function creditStatus(db: Kysely<DB>, siteId: number, options: { lo
   return { siteId, ceiling, used, available: availableCredits(ceiling, used) };
 }
 
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+/** "1 credit", "3 credits": the count and the word that fits it (English texts only). */
+export const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /** The refusal text: what the order needs and what remains. */
 export function quotaExceededMessage(needed: number, available: number): string {

@@ -9,6 +9,7 @@ import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { WebperfError } from '../../core/errors.js';
 import { canReach, keyDigest, resolveKey, type ResolvedKey } from '../../core/store/keys.js';
+import { parseStrictInt } from '../request-helpers.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,7 +19,34 @@ declare module 'fastify' {
     requireKey(options?: { allowQuery?: boolean }): Promise<ResolvedKey>;
     /** The presented key with access to the site, or 401/403. */
     requireSite(siteId: number): Promise<ResolvedKey>;
+    /**
+     * The site named by the required site-id header and the key with access to it, checked in
+     * this order: key (401), header missing or not a positive int4 (400 SITE_ID_MISSING /
+     * SITE_ID_INVALID), access (403). The site itself is not read.
+     */
+    requireSiteHeader(): Promise<SiteAccess>;
+    /**
+     * The same for a route whose path names the site: the site-id header is optional, but when
+     * sent it must be valid and equal `siteId` (400 SITE_ID_INVALID).
+     */
+    requireSiteMatchingHeader(siteId: number): Promise<SiteAccess>;
   }
+}
+
+/** A site the request's key may use. */
+export interface SiteAccess {
+  siteId: number;
+  key: ResolvedKey;
+}
+
+/** The site-id header, strictly: undefined when absent, else a positive int4 or 400. */
+export function siteIdHeader(request: FastifyRequest): number | undefined {
+  const raw = request.headers['site-id'];
+  if (raw === undefined || raw === '') return undefined;
+  const value = Array.isArray(raw) ? raw.join(',') : raw;
+  const siteId = parseStrictInt(value);
+  if (siteId === null) throw new WebperfError('SITE_ID_INVALID', `The site-id header must be a positive integer, got "${value}"`);
+  return siteId;
 }
 
 function presentedKey(request: FastifyRequest, allowQuery: boolean): string | null {
@@ -72,5 +100,19 @@ export default fp(async (app) => {
     const key = await this.requireKey();
     if (!canReach(key, siteId)) throw new WebperfError('FORBIDDEN_SITE');
     return key;
+  });
+  app.decorateRequest('requireSiteHeader', async function (this: FastifyRequest): Promise<SiteAccess> {
+    await this.requireKey();
+    const siteId = siteIdHeader(this);
+    if (siteId === undefined) throw new WebperfError('SITE_ID_MISSING');
+    return { siteId, key: await this.requireSite(siteId) };
+  });
+  app.decorateRequest('requireSiteMatchingHeader', async function (this: FastifyRequest, siteId: number): Promise<SiteAccess> {
+    await this.requireKey();
+    const header = siteIdHeader(this);
+    if (header !== undefined && header !== siteId) {
+      throw new WebperfError('SITE_ID_INVALID', `The site-id header (${header}) does not match the site in the path (${siteId})`);
+    }
+    return { siteId, key: await this.requireSite(siteId) };
   });
 });

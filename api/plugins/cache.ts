@@ -16,9 +16,10 @@
  * it reconnects with backoff. Entries also expire after a TTL, a safety net for writes that
  * bypass the store functions.
  */
+import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import fp from 'fastify-plugin';
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import pg from 'pg';
 import { LruCache } from '../../core/cache.js';
 import type { ResolvedKey } from '../../core/store/keys.js';
@@ -179,11 +180,41 @@ class CacheListener {
   }
 }
 
+/** What a cached route builds on a miss: its payload, and whether that may be kept. */
+export interface CacheFill {
+  payload: unknown;
+  /** False when the payload holds the time of the request (it is answered, not kept). */
+  cacheable: boolean;
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
     /** The API's caches of resolved keys and result answers (api/plugins/cache.ts). */
     resultsCache: ResultsCache;
   }
+  interface FastifyReply {
+    /**
+     * Answers with the serialised payload of `cacheKey` from the response cache, built by `build`
+     * and serialised by the route's response schema on a miss; with a strong ETag, and 304
+     * without a body when If-None-Match names it. The cache holds data, never decisions: the
+     * caller checks the key's access first. Errors thrown by `build` are not kept.
+     */
+    sendCached(cacheKey: string, tags: string[], build: () => Promise<CacheFill>): Promise<FastifyReply>;
+  }
+}
+
+/** A strong ETag of a serialised body: computed once per cached entry. */
+function etagOf(body: string): string {
+  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+}
+
+/** If-None-Match (a list, weak or strong, or *) names the entity tag. */
+export function matchesEtag(header: string | string[] | undefined, etag: string): boolean {
+  if (typeof header !== 'string' || header === '') return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag || t === `W/${etag}`;
+  });
 }
 
 export default fp<CacheOptions>(
@@ -191,6 +222,20 @@ export default fp<CacheOptions>(
     const o = { ...DEFAULTS, ...opts };
     const cache = new ResultsCache(o);
     app.decorate('resultsCache', cache);
+    app.decorateReply('sendCached', async function (this: FastifyReply, cacheKey: string, tags: string[], build: () => Promise<CacheFill>) {
+      let entry: CachedResponse | undefined = cache.responses.get(cacheKey);
+      if (entry === undefined) {
+        const token = cache.responses.token();
+        const { payload, cacheable } = await build();
+        // The route's response schema serialises it (the allow-list), once per cached entry.
+        const body = String(this.serialize(payload));
+        entry = { body, etag: etagOf(body) };
+        if (cacheable) cache.responses.set(cacheKey, entry, { tags, token });
+      }
+      this.header('etag', entry.etag).header('cache-control', 'private, no-cache');
+      if (matchesEtag(this.request.headers['if-none-match'], entry.etag)) return this.code(304).send();
+      return this.type('application/json; charset=utf-8').send(entry.body);
+    });
     const offLocal = onLocalCacheEvent(app.deps.db, (event) => cache.apply(event));
     const url = app.deps.databaseUrl ?? app.deps.config.databaseUrl;
     let listener: CacheListener | null = null;

@@ -1,9 +1,13 @@
 /**
- * One error handler: catalogue errors keep their status and message; validation errors are 400;
- * anything else is a 500 whose body never leaks internals. Body: { statusCode, error, message }.
+ * The one error handler: catalogue errors keep their status and message; body errors and
+ * validation errors become catalogue errors; anything else is a 500 whose body never leaks
+ * internals. Body: { statusCode, error, message }.
  */
 import fp from 'fastify-plugin';
-import { ErrorCodes, isWebperfError } from '../../core/errors.js';
+import type { FastifyError, FastifyRequest } from 'fastify';
+import { ErrorCodes, WebperfError, isWebperfError } from '../../core/errors.js';
+import { LANGS } from '../../core/i18n/langs.js';
+import { bodyError } from './body.js';
 
 export const ERROR_BODY_SCHEMA = {
   $id: 'Error',
@@ -17,25 +21,34 @@ export const ERROR_BODY_SCHEMA = {
   required: ['statusCode', 'error', 'message'],
 } as const;
 
+interface ValidationItem {
+  keyword: string;
+  instancePath?: string;
+  params?: { missingProperty?: string };
+}
+
+/** The catalogue error of a schema validation error: site-id and lang keep their own codes. */
+function validationError(err: FastifyError, request: FastifyRequest): WebperfError {
+  const items = (err.validation ?? []) as ValidationItem[];
+  if (err.validationContext === 'headers') {
+    const siteId = items.find((v) => v.params?.missingProperty === 'site-id' || v.instancePath === '/site-id');
+    if (siteId) return new WebperfError(siteId.keyword === 'required' ? 'SITE_ID_MISSING' : 'SITE_ID_INVALID');
+  }
+  if (err.validationContext === 'querystring' && items.some((v) => v.instancePath === '/lang')) {
+    const lang = (request.query as Record<string, unknown>).lang;
+    return new WebperfError('UNSUPPORTED_LANG', `Unsupported lang "${String(lang)}": use one of ${LANGS.join(', ')}`);
+  }
+  return new WebperfError('VALIDATION', err.message);
+}
+
 export default fp(async (app) => {
   app.addSchema(ERROR_BODY_SCHEMA);
-  app.setErrorHandler((err: any, request, reply) => {
+  app.setErrorHandler((caught: FastifyError, request, reply) => {
+    let err: FastifyError | WebperfError = caught;
+    if (!isWebperfError(err)) err = bodyError(err, request) ?? (err.validation ? validationError(err, request) : err);
     if (isWebperfError(err)) {
       if (err.details?.retryAfter) void reply.header('retry-after', String(err.details.retryAfter));
       return reply.status(err.status).send({ statusCode: err.status, error: err.code, message: err.message });
-    }
-    if (err.validation) {
-      // The site-id header keeps its own codes whichever layer noticed it.
-      if (err.validationContext === 'headers') {
-        const siteId = (err.validation as { keyword: string; params?: { missingProperty?: string }; instancePath?: string }[]).find(
-          (v) => v.params?.missingProperty === 'site-id' || v.instancePath === '/site-id',
-        );
-        if (siteId) {
-          const code = siteId.keyword === 'required' ? 'SITE_ID_MISSING' : 'SITE_ID_INVALID';
-          return reply.status(400).send({ statusCode: 400, error: code, message: ErrorCodes[code].message });
-        }
-      }
-      return reply.status(400).send({ statusCode: 400, error: 'VALIDATION', message: err.message });
     }
     const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status >= 500) {

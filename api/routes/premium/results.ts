@@ -3,12 +3,10 @@
  * in core/store/results-read.ts; decisions taken where the spec says "not shown" are stated in
  * each route's description (they reach the OpenAPI document).
  */
-import { createHash } from 'node:crypto';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { WebperfError } from '../../../core/errors.js';
 import { round } from '../../../core/rating.js';
 import type { ReportLang } from '../../../core/i18n/langs.js';
-import type { ResolvedKey } from '../../../core/store/keys.js';
 import {
   listPrivateTests,
   listReachableSites,
@@ -19,16 +17,24 @@ import {
   readQuota,
   type ResultRow,
 } from '../../../core/store/results-read.js';
-import { errorResponses, siteUri, sqlDateTime } from '../../envelope.js';
-import type { CachedResponse } from '../../plugins/cache.js';
-import { requestReportLang, siteIdHeader } from '../../request-helpers.js';
-import { RATE_LIMIT_HEADERS, rateLimitNote } from '../../plugins/rate-limit.js';
+import { siteUri, sqlDateTime } from '../../envelope.js';
+import { RATE_LIMIT_HEADERS } from '../../plugins/rate-limit.js';
+import { baseUrl, requestReportLang } from '../../request-helpers.js';
 import type { PremiumOptions } from './options.js';
+import {
+  LANG_QUERY,
+  NOT_MODIFIED,
+  SITE_ID_HEADER,
+  SITE_ID_HEADER_OPTIONAL,
+  SITE_ID_PARAM,
+  TEST_ID_PARAM,
+  envelope,
+  errorResponses,
+  premiumDoc,
+} from './schemas.js';
 
 /** Most addresses the `urls` filter of the private test list takes. */
 export const MAX_URLS = 10;
-
-const SECURITY: { [scheme: string]: string[] }[] = [{ ApiKeyAuth: [] }, { AdminApiKey: [] }];
 
 const ACCESS = [
   'Access: a standard key reaches the sites linked to it, an agency key its portfolio (the sites linked to it), an admin key every site.',
@@ -36,16 +42,9 @@ const ACCESS = [
   'An admin key naming a site that does not exist: 404 SITE_NOT_FOUND. A path id that is not a positive integer: 400.',
 ].join(' ');
 
-const LANG_DESCRIPTION = 'Language of the readable reports (check_report*): `lang` query parameter (sv, en, da, no, fi, is; anything else 400), else the first supported Accept-Language, else sv. Reports are written in sv and en; da, no, fi and is get en.';
+const LANG_DESCRIPTION = 'Language of the readable reports (check_report*): `lang` query parameter (sv, en, da, no, fi, is; anything else 400 UNSUPPORTED_LANG), else the first supported Accept-Language, else sv. Reports are written in sv and en; da, no, fi and is get en.';
 
 const ETAG_NOTE = 'Answers carry a strong `ETag` (and `Cache-Control: private, no-cache`); a request whose `If-None-Match` names the current ETag gets 304 Not Modified without a body, after the same key and access checks.';
-
-/** The 304 answer of the routes with an ETag. */
-const NOT_MODIFIED = { type: 'null', description: 'Not Modified: the If-None-Match ETag is current (no body)' } as const;
-
-const SITE_ID_PARAM = { type: 'integer', minimum: 1, maximum: 2147483647, description: 'The website id' } as const;
-const TEST_ID_PARAM = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'The private test id (from /test_once/ or the private test list)' } as const;
-const LANG_QUERY = { type: 'string', description: 'sv, en, da, no, fi or is' } as const;
 
 const TEST_RESULT_SCHEMA = {
   type: 'object',
@@ -61,28 +60,6 @@ const TEST_RESULT_SCHEMA = {
     json_check_data: { type: 'string', description: 'The result as JSON text (a string, parse it); "{}" when the test stores nothing' },
   },
   required: ['type_of_test', 'rating', 'test_date', 'check_report', 'check_report_a11y', 'check_report_perf', 'check_report_sec', 'check_report_stand', 'json_check_data'],
-} as const;
-
-const ENVELOPE_PROPS = {
-  api_version: { type: 'string', description: 'The version reached (0.1)' },
-  uri: { type: 'string', description: 'The website: its /item/{id} address' },
-  result_count: { type: 'integer' },
-  timestamp: { type: 'string', format: 'date-time' },
-} as const;
-
-/** The 200 schema of an envelope whose data is a list of `item`, plus any extra fields. */
-function envelope(item: object, extra: Record<string, object> = {}) {
-  return {
-    type: 'object',
-    headers: RATE_LIMIT_HEADERS,
-    properties: { ...ENVELOPE_PROPS, ...extra, data: { type: 'array', items: item } },
-    required: ['api_version', 'uri', 'result_count', 'timestamp', ...Object.keys(extra), 'data'],
-  } as const;
-}
-
-const SITE_ID_HEADER = {
-  type: 'string',
-  description: 'The website id. Optional here: the path names the site. When sent it must be a positive integer equal to the path id (400 SITE_ID_INVALID otherwise).',
 } as const;
 
 function toTestResult(r: ResultRow) {
@@ -122,70 +99,9 @@ export function parseUrlsFilter(raw: string | undefined): string[] | null {
   return urls;
 }
 
-/** A strong ETag of a serialised body: computed once per cached entry. */
-function etagOf(body: string): string {
-  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-}
-
-/** If-None-Match (a list, weak or strong, or *) names the entity tag. */
-function matchesEtag(header: string | string[] | undefined, etag: string): boolean {
-  if (typeof header !== 'string' || header === '') return false;
-  return header.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === '*' || t === etag || t === `W/${etag}`;
-  });
-}
-
-/** The optional site-id header of the private routes must agree with the path. */
-function checkSiteIdHeader(request: FastifyRequest, siteId: number): void {
-  const raw = request.headers['site-id'];
-  if (raw === undefined || raw === '') return;
-  const header = siteIdHeader(request);
-  if (header !== siteId) {
-    throw new WebperfError('SITE_ID_INVALID', `The site-id header (${header}) does not match the site in the path (${siteId})`);
-  }
-}
-
 const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   const version = opts.version;
-  const base = (request: FastifyRequest) => app.deps.config.publicUrl ?? `${request.protocol}://${request.host}`;
-  /** Common schema parts; the hidden copy (/0.1) stays out of the OpenAPI document. */
-  const limitNote = rateLimitNote(app.deps.config.rateLimitPerMinute);
-  const schema = <S extends { description: string }>(s: S) => ({
-    tags: ['premium'],
-    security: SECURITY,
-    ...(opts.hidden ? { hide: true } : {}),
-    ...s,
-    description: limitNote ? `${s.description}\n\n${limitNote}` : s.description,
-  });
-  /**
-   * Answers with the serialised payload of `cacheKey` from the response cache (api/plugins/cache.ts),
-   * built and serialised by the route's response schema on a miss. The cache holds data, never
-   * decisions: the caller has checked the key's access before. A payload that is not `cacheable`
-   * (its timestamp is the time of the request) is answered but not kept; errors (404) neither.
-   * Every answer carries a strong ETag; a matching If-None-Match gets 304 without a body.
-   */
-  const cachedReply = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    cacheKey: string,
-    tags: string[],
-    build: () => Promise<{ payload: unknown; cacheable: boolean }>,
-  ): Promise<FastifyReply> => {
-    const cache = app.resultsCache.responses;
-    let entry: CachedResponse | undefined = cache.get(cacheKey);
-    if (entry === undefined) {
-      const token = cache.token();
-      const { payload, cacheable } = await build();
-      // The route's response schema serialises it (the allow-list), once per cached entry.
-      const body = String(reply.serialize(payload));
-      entry = { body, etag: etagOf(body) };
-      if (cacheable) cache.set(cacheKey, entry, { tags, token });
-    }
-    reply.header('etag', entry.etag).header('cache-control', 'private, no-cache');
-    if (matchesEtag(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
-    return reply.type('application/json; charset=utf-8').send(entry.body);
-  };
+  const schema = premiumDoc(opts, app.deps.config.rateLimitPerMinute);
   /** 404 for a site that does not exist (only an admin key gets this far with one). */
   const found = <T>(value: T | null, siteId: number): T => {
     if (value === null) throw new WebperfError('SITE_NOT_FOUND', `The website ${siteId} does not exist`);
@@ -222,7 +138,7 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   }, async (request) => {
     const key = await request.requireKey();
     const sites = await listReachableSites(app.deps.db, key.siteIds);
-    const b = base(request);
+    const b = baseUrl(request);
     return sites.map((s) => ({
       site_id: s.id,
       title: s.title,
@@ -255,8 +171,8 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
     const { siteId } = request.params;
     await request.requireSite(siteId);
     const lang = requestReportLang(request);
-    const b = base(request);
-    return cachedReply(request, reply, `stats\0${version}\0${b}\0${siteId}\0${lang}`, [`site:${siteId}`], async () => {
+    const b = baseUrl(request);
+    return reply.sendCached(`stats\0${version}\0${b}\0${siteId}\0${lang}`, [`site:${siteId}`], async () => {
       const rows = found(await readLatestResults(app.deps.db, siteId, lang), siteId);
       return {
         payload: {
@@ -300,8 +216,8 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   }, async (request, reply) => {
     const { siteId } = request.params;
     await request.requireSite(siteId);
-    const b = base(request);
-    return cachedReply(request, reply, `stats_per_month\0${version}\0${b}\0${siteId}`, [`site:${siteId}`], async () => {
+    const b = baseUrl(request);
+    return reply.sendCached(`stats_per_month\0${version}\0${b}\0${siteId}`, [`site:${siteId}`], async () => {
       const { rows, updatedAt } = found(await readMonthlyScores(app.deps.db, siteId), siteId);
       return {
         payload: {
@@ -316,13 +232,6 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
     });
   });
 
-  /** Key (401), then the optional site-id header (400), then access (403). */
-  const privateAccess = async (request: FastifyRequest, siteId: number): Promise<ResolvedKey> => {
-    await request.requireKey();
-    checkSiteIdHeader(request, siteId);
-    return request.requireSite(siteId);
-  };
-
   app.get<{ Params: { siteId: number }; Querystring: { urls?: string } }>('/private_stats/:siteId', {
     schema: schema({
       summary: 'The private (one-off) tests of a website',
@@ -334,7 +243,7 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
         ACCESS,
       ].join('\n\n'),
       params: { type: 'object', properties: { siteId: SITE_ID_PARAM }, required: ['siteId'] },
-      headers: { type: 'object', properties: { 'site-id': SITE_ID_HEADER } },
+      headers: { type: 'object', properties: { 'site-id': SITE_ID_HEADER_OPTIONAL } },
       querystring: {
         type: 'object',
         properties: { urls: { type: 'string', description: `Comma-separated addresses (at most ${MAX_URLS}): only their tests are listed` } },
@@ -354,10 +263,10 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
     }),
   }, async (request) => {
     const { siteId } = request.params;
-    await privateAccess(request, siteId);
+    await request.requireSiteMatchingHeader(siteId);
     const urls = parseUrlsFilter(request.query.urls);
     const rows = found(await listPrivateTests(app.deps.db, siteId, urls), siteId);
-    const b = base(request);
+    const b = baseUrl(request);
     return {
       api_version: version,
       uri: siteUri(b, siteId),
@@ -380,7 +289,7 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
         ACCESS,
       ].join('\n\n'),
       params: { type: 'object', properties: { siteId: SITE_ID_PARAM, testId: TEST_ID_PARAM }, required: ['siteId', 'testId'] },
-      headers: { type: 'object', properties: { 'site-id': SITE_ID_HEADER } },
+      headers: { type: 'object', properties: { 'site-id': SITE_ID_HEADER_OPTIONAL } },
       querystring: { type: 'object', properties: { lang: LANG_QUERY } },
       response: {
         200: envelope(TEST_RESULT_SCHEMA, {
@@ -392,14 +301,14 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
     }),
   }, async (request) => {
     const { siteId, testId } = request.params;
-    await privateAccess(request, siteId);
+    await request.requireSiteMatchingHeader(siteId);
     const lang: ReportLang = requestReportLang(request);
     const test = await readPrivateTest(app.deps.db, siteId, testId, lang);
     if (!test) throw new WebperfError('NOT_FOUND', `No private test ${testId} for the website ${siteId}`);
     const data = test.status === 'queued' || test.status === 'running' ? [] : test.results;
     return {
       api_version: version,
-      uri: siteUri(base(request), siteId),
+      uri: siteUri(baseUrl(request), siteId),
       result_count: data.length,
       timestamp: latestIso(data.map((r) => r.testDate), test.finishedAt ?? test.createdAt),
       status: test.status,
@@ -450,7 +359,7 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
     }),
   }, async (request, reply) => {
     await request.requireKey();
-    return cachedReply(request, reply, `categories\0${version}`, ['categories'], async () => {
+    return reply.sendCached(`categories\0${version}`, ['categories'], async () => {
       const rows = await readCategoryScores(app.deps.db);
       const updated = rows.map((r) => r.updatedAt).filter((d): d is Date => d !== null);
       return {
@@ -480,7 +389,7 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
         'monthly_quota (and effective_limit, the same value, kept for backwards compatibility) is the website\'s own ceiling, else its premium level\'s, else 0. used is the sum of the credits booked for the website over the rolling window of the last 30 days (a booking counts until exactly 30 days after it was made; orders of every key count). available = max(0, monthly_quota − used). timestamp is the server time.',
         'Order of checks: no key or an invalid key 401 (decided, rather than the 400 the spec also mentions); site-id missing or not a positive integer 400; a key that does not reach the site 403, whether or not it exists; an admin key naming a website that does not exist 404 SITE_NOT_FOUND.',
       ].join('\n\n'),
-      headers: { type: 'object', properties: { 'site-id': { type: 'string', description: 'The website id (required; a positive integer)' } } },
+      headers: { type: 'object', properties: { 'site-id': { ...SITE_ID_HEADER, description: 'The website id (required; a positive integer)' } } },
       response: {
         200: {
           type: 'object',
@@ -501,9 +410,7 @@ const results: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
       },
     }),
   }, async (request) => {
-    await request.requireKey();
-    const siteId = siteIdHeader(request);
-    await request.requireSite(siteId);
+    const { siteId } = await request.requireSiteHeader();
     const q = found(await readQuota(app.deps.db, siteId), siteId);
     return {
       api_version: version,
