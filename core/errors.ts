@@ -21,6 +21,8 @@ export const ErrorCodes = {
   AUDIT_CONTENT_NOT_SUPPORTED: { status: 400, message: 'Content sent along with an audit order is no longer supported: the audit always crawls from the site\'s start page' },
   AUDIT_TOO_SOON: { status: 429, message: 'An audit was already ordered for this site within the last hour' },
   AUDIT_FILE_PARAM_MISSING: { status: 400, message: 'The folder and file query parameters are required' },
+  AUDIT_FILE_PARAM_INVALID: { status: 400, message: 'The folder is not an audit folder name' },
+  AUDIT_FORMAT_INVALID: { status: 400, message: 'The format must be audit_v2 or csv' },
   AUDIT_FOLDER_FORBIDDEN: { status: 403, message: 'The folder belongs to another site' },
   AUDIT_FILE_NOT_FOUND: { status: 404, message: 'Unknown or nonexistent audit file' },
   TEXT_TOO_LARGE: { status: 413, message: 'The text is too large' },

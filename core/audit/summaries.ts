@@ -18,6 +18,9 @@ export const AUDIT_FILES: Record<AuditFormat, readonly string[]> = {
   csv: [],
 };
 
+/** The csv format's one file (not in result_files, as specified; read at /audit_file/). */
+export const CSV_FILE = 'accessibility.csv';
+
 /** Example pages listed per failing audit or rule. */
 export const EXAMPLE_PAGES = 5;
 

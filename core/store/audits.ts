@@ -7,7 +7,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { AuditPages, Audits } from '../db/schema.js';
 import { WebperfError } from '../errors.js';
-import { auditCost } from '../quota.js';
+import { QUOTA_PERIOD_DAYS, auditCost, plural } from '../quota.js';
 import { addJob } from './jobs.js';
 import { placeOrder } from './orders.js';
 
@@ -96,6 +96,13 @@ export async function placeAudit(db: Db, audit: NewAudit): Promise<PlacedAudit> 
       // Several attempts: a runner killed mid-audit is retried and resumes from the stored pages.
       await addJob(trx, { task: AUDIT_TASK, payload: { auditId }, jobKey: `audit:${auditId}`, maxAttempts: 5 });
     },
+  }).catch((err: unknown) => {
+    // The spec's audit refusal names the audit: how many credits it needs and how many remain.
+    if (err instanceof WebperfError && err.code === 'QUOTA_EXCEEDED' && err.details) {
+      const { needed, available } = err.details as { needed: number; available: number };
+      throw new WebperfError('QUOTA_EXCEEDED', `The audit needs ${plural(needed, 'credit', 'credits')}; ${plural(available, 'remains', 'remain')} in the current ${QUOTA_PERIOD_DAYS}-day period.`, err.details);
+    }
+    throw err;
   });
   return { orderId: placed.orderId, auditId, folder, credits: placed.credits, available: placed.available };
 }

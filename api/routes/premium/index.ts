@@ -7,6 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import rateLimit from '../../plugins/rate-limit.js';
 import results from './results.js';
 import orders from './orders.js';
+import audits from './audits.js';
 import lix from './lix.js';
 import type { PremiumOptions } from './options.js';
 
@@ -25,6 +26,7 @@ const premium: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   const childOpts: PremiumOptions = { version: opts.version, hidden: opts.hidden };
   await app.register(results, childOpts);
   await app.register(orders, childOpts);
+  await app.register(audits, childOpts);
   await app.register(lix, childOpts);
 };
 
