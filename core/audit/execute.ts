@@ -14,8 +14,8 @@ import { auditPages, finishAudit, getAudit, markAudit, recordAuditPage, type Aud
 import { crawl, type CrawledPage } from './crawl.js';
 import { cruxSummary, type CruxSettings } from './crux.js';
 import type { PageResult } from './page-result.js';
-import { buildAuditFiles, type SummaryPage } from './summaries.js';
-import { testingVisitor } from './visit.js';
+import { accessibilityCsv, buildAuditFiles, type SummaryPage } from './summaries.js';
+import { crawlOnlyVisitor, testingVisitor } from './visit.js';
 
 export interface AuditDeps {
   /** The runner's Chromium (relaunched by the pool after a crash, so asked for per page). */
@@ -32,9 +32,12 @@ export interface AuditDeps {
 }
 
 /** Crawls and tests a site; pages in `done` are replayed, `onPage` stores each new one. */
-export async function auditCrawl(start: string, pages: number, deps: AuditDeps, done: readonly CrawledPage[] = [], onPage?: (p: CrawledPage) => Promise<void>): Promise<CrawledPage[]> {
+export async function auditCrawl(start: string, pages: number, deps: AuditDeps, done: readonly CrawledPage[] = [], onPage?: (p: CrawledPage) => Promise<void>, format: AuditFormat = 'audit_v2'): Promise<CrawledPage[]> {
   const browser = await deps.browser();
-  const visitWith = (b: Browser) => testingVisitor(deps.plugins, { browser: b, guard: deps.guard, registry: deps.registry, gatherTimeoutMs: deps.pageTimeoutMs });
+  // csv: axe only, no Lighthouse (much faster).
+  const visitWith = (b: Browser) => format === 'csv'
+    ? crawlOnlyVisitor(b, deps.guard, deps.pageTimeoutMs, { axe: true })
+    : testingVisitor(deps.plugins, { browser: b, guard: deps.guard, registry: deps.registry, gatherTimeoutMs: deps.pageTimeoutMs });
   let count = done.length;
   const result = await crawl({
     start,
@@ -53,6 +56,7 @@ export async function auditCrawl(start: string, pages: number, deps: AuditDeps, 
 /** The result files of a finished crawl. */
 export async function auditFiles(format: AuditFormat, baseUrl: string, folder: string, pagesOrdered: number, pages: readonly CrawledPage[], crux: CruxSettings, date = new Date()): Promise<AuditFile[]> {
   const summaryPages: SummaryPage[] = pages.map((p) => ({ url: p.url, status: p.status, error: p.error ?? null, result: p.result as Partial<PageResult> }));
+  if (format === 'csv') return [await accessibilityCsv(summaryPages)];
   const cruxFile = format === 'audit_v2' ? await cruxSummary(crux, new URL(baseUrl).origin, pages.filter((p) => p.status === 'done').map((p) => p.url)) : null;
   return buildAuditFiles(format, { folder, baseUrl, date: date.toISOString(), pagesOrdered }, summaryPages, cruxFile);
 }
@@ -71,7 +75,7 @@ export async function executeAudit(db: Db, auditId: number, deps: AuditDeps): Pr
     links: p.links as string[],
     result: p.result as Record<string, unknown>,
   }));
-  const pages = await auditCrawl(audit.base_url, audit.pages, deps, stored, (p) => recordAuditPage(db, auditId, p));
+  const pages = await auditCrawl(audit.base_url, audit.pages, deps, stored, (p) => recordAuditPage(db, auditId, p), audit.format as AuditFormat);
   const files = await auditFiles(audit.format as AuditFormat, audit.base_url, audit.folder, audit.pages, pages, deps.crux);
   await finishAudit(db, auditId, files);
 }

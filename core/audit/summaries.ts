@@ -4,6 +4,7 @@
  * hit with example pages), the privacy summary (third-party hosts, cookies and analytics tools per
  * page), the CrUX summary (field data, built elsewhere) and summaries.zip holding all the JSON.
  */
+import { writeToString } from 'fast-csv';
 import { zipSync } from 'fflate';
 import type { AuditFile, AuditFormat } from '../store/audits.js';
 import { AUDIT_CATEGORIES, type AuditCategory, type PageResult } from './page-result.js';
@@ -147,3 +148,25 @@ export function buildAuditFiles(format: AuditFormat, ctx: SummaryContext, pages:
   return files.sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
 }
 
+
+/** One violated axe rule on a page, as the csv format stores it. */
+interface AxeHit {
+  id: string;
+  impact: string | null;
+  help: string;
+  help_url: string;
+  nodes: number;
+}
+
+/** The csv format's file: one row per page and violated rule (a clean page one row with an empty rule, a failed page one row with its error). */
+export async function accessibilityCsv(pages: readonly SummaryPage[]): Promise<AuditFile> {
+  const rows: string[][] = [];
+  for (const p of pages) {
+    const hits = ((p.result as { axe?: AxeHit[] }).axe ?? []);
+    if (p.status !== 'done') rows.push([p.url, 'failed', '', '', '', '', '', p.error ?? '']);
+    else if (hits.length === 0) rows.push([p.url, 'done', '', '', '', '', '', '']);
+    else for (const h of hits) rows.push([p.url, 'done', h.id, h.impact ?? '', String(h.nodes), h.help, h.help_url, '']);
+  }
+  const text = await writeToString(rows, { headers: ['url', 'status', 'rule', 'impact', 'elements', 'help', 'help_url', 'error'], writeHeaders: true });
+  return { name: CSV_FILE, contentType: 'text/csv', content: Buffer.from(`${text}\n`) };
+}

@@ -5,7 +5,7 @@
  */
 import type { Browser, Page } from 'puppeteer-core';
 import { testPage, type EngineDeps } from '../engine.js';
-import { guardRequests } from '../gather/gather.js';
+import { guardRequests, runAxe } from '../gather/gather.js';
 import type { TargetGuard } from '../net/target-guard.js';
 import type { TestPlugin } from '../plugin-api.js';
 import type { TestOutcome } from '../pipeline.js';
@@ -42,17 +42,19 @@ export function testingVisitor(plugins: readonly TestPlugin[], deps: EngineDeps)
   };
 }
 
-/** A guarded load that reads links only, in a clean browser context. */
-export function crawlOnlyVisitor(browser: Browser, guard: TargetGuard, timeoutMs = 30_000): (url: string) => Promise<Visited> {
+/** A guarded load that reads links only (and with `axe`, runs axe-core), in a clean browser context. */
+export function crawlOnlyVisitor(browser: Browser | (() => Promise<Browser>), guard: TargetGuard, timeoutMs = 30_000, options: { axe?: boolean } = {}): (url: string) => Promise<Visited> {
   return async (url) => {
     await guard.assertUrl(url);
-    const context = await browser.createBrowserContext();
+    const context = await (typeof browser === 'function' ? await browser() : browser).createBrowserContext();
     try {
       const page = await context.newPage();
       await guardRequests(page, guard, []);
       await page.goto(url, { waitUntil: 'load', timeout: timeoutMs });
       const rendered = await readRenderedLinks(page);
-      return { ...rendered, result: {} };
+      if (!options.axe) return { ...rendered, result: {} };
+      const axe = await runAxe(page);
+      return { ...rendered, result: { final_url: page.url(), axe: axe.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, help_url: v.helpUrl, nodes: v.nodes.length })) } };
     } finally {
       await context.close().catch(() => {});
     }

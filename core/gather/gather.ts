@@ -111,7 +111,7 @@ function trimLighthouse(lhr: any): LighthouseArtifact {
   return { version: lhr.lighthouseVersion, categories, audits, auditRefs };
 }
 
-async function runAxe(page: Page): Promise<AxeArtifact> {
+export async function runAxe(page: Page): Promise<AxeArtifact> {
   const source = await loadAxe();
   await page.evaluate(source);
   const result: any = await page.evaluate(
