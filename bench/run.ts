@@ -1,11 +1,13 @@
 /**
  * `npm run bench`: every benchmark, each measured side by side with its baseline in one run.
  *   1. the pipeline: bare Lighthouse vs our full pipeline vs the naive one-load-per-test way;
- *   2. the results API: requests per second and p99 of the results endpoints vs a bare route.
+ *   2. the results API: requests per second and p99 of the results endpoints vs a bare route;
+ *   3. the audit: 20 pages of a fixture site vs 20 bare Lighthouse runs vs Unlighthouse.
  * Figures are ratios measured in the same run on the same machine; absolute times vary.
  */
 import { benchPipeline } from './pipeline.js';
 import { benchApi } from './api.js';
+import { benchAudit } from './audit.js';
 
 const only = process.argv.slice(2);
 const want = (name: string) => only.length === 0 || only.includes(name);
@@ -19,5 +21,9 @@ if (want('api')) {
   console.log('\n## Results API (issue: premium API)');
   const out = await benchApi({});
   if (typeof out === 'string') console.log(out);
+}
+if (want('audit')) {
+  console.log('\n## Audit (issue 9)');
+  console.log(await benchAudit());
 }
 process.exit(0);
