@@ -211,3 +211,17 @@ t.test('/audit_file/: the access matrix and every way of naming another path', a
   t.same(a11y.failing, [{ id: 'image-alt', title: 'Images have alt', source: 'lighthouse', pages: 1, share: 100, example_pages: ['https://www.exempel.se/'] }]);
   t.match(a11y, { pages_ordered: 2, pages_tested: 1, pages_failed: 1 });
 });
+
+t.test('the OpenAPI document describes the audit routes once, with the csv format', async (t) => {
+  const a = await arrange(t);
+  const doc = (await a.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+  t.ok(doc.paths['/audit/'].post && doc.paths['/audits/'].post && doc.paths['/audit_file/'].get && doc.paths['/audit_file/'].post);
+  t.notOk(doc.paths['/0.1/audit/'], 'the /0.1 copy is not repeated');
+  t.match(doc.paths['/audit/'].post.description, /`csv` — an accessibility-only crawl/);
+  t.ok(doc.paths['/audit/'].post.parameters.some((p: any) => p.in === 'header' && p.name === 'pages'), 'pages is a documented header');
+  t.ok(doc.paths['/audit/'].post.requestBody.content['multipart/form-data'], 'and a form field');
+  // A JSON number is accepted for pages.
+  const r = await a.app.inject({ method: 'POST', url: '/audit/', headers: { 'api-key': a.standard, 'site-id': String(a.siteId), 'content-type': 'application/json' }, payload: JSON.stringify({ pages: 2, format: 'csv' }) });
+  t.equal(r.statusCode, 200, r.body);
+  t.match(r.json(), { format: 'csv', pages: 2, credits: 2 });
+});

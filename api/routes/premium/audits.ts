@@ -33,7 +33,9 @@ async function checkSiteAccess(request: FastifyRequest): Promise<void> {
   await request.requireSiteHeader();
 }
 
+/** One text value: a JSON number is taken as its decimal text; a field sent twice becomes an invalid value. */
 function one(v: unknown): string | undefined {
+  if (typeof v === 'number') return String(v);
   return typeof v === 'string' ? v : Array.isArray(v) ? '\u0000' : undefined;
 }
 
