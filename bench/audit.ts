@@ -94,7 +94,7 @@ export async function benchAudit(): Promise<string> {
     let unlh: string;
     const bin = unlighthouseBin();
     if (!bin) {
-      unlh = 'not run: @unlighthouse/cli is not installed here (see the bench note in the report: it pulls puppeteer, which downloads its own Chrome at install time; offline that download fails)';
+      unlh = 'not run: @unlighthouse/cli is not a dependency of this project (603 packages); install it elsewhere with PUPPETEER_SKIP_DOWNLOAD=1 and set UNLIGHTHOUSE_BIN to its unlighthouse-ci';
     } else {
       const out = await mkdtemp(path.join(os.tmpdir(), 'webperf-unlh-'));
       const t2 = performance.now();
