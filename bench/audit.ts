@@ -94,7 +94,7 @@ export async function benchAudit(): Promise<string> {
     let unlh: string;
     const bin = unlighthouseBin();
     if (!bin) {
-      unlh = 'not run: @unlighthouse/cli is not a dependency of this project (603 packages); install it elsewhere with PUPPETEER_SKIP_DOWNLOAD=1 and set UNLIGHTHOUSE_BIN to its unlighthouse-ci';
+      unlh = 'not run: @unlighthouse/cli is not a dependency of this project (603 packages); it does run offline with the system Chromium: install it elsewhere (PUPPETEER_SKIP_DOWNLOAD=1 npm install @unlighthouse/cli) and set UNLIGHTHOUSE_BIN to its unlighthouse-ci';
     } else {
       const out = await mkdtemp(path.join(os.tmpdir(), 'webperf-unlh-'));
       const t2 = performance.now();
