@@ -1,12 +1,14 @@
 /**
  * `npm run bench`: every benchmark, each measured side by side with its baseline in one run.
  *   1. the pipeline: bare Lighthouse vs our full pipeline vs the naive one-load-per-test way;
- *   2. the results API: requests per second and p99 of the results endpoints vs a bare route.
+ *   2. the results API: requests per second and p99 of the results endpoints vs a bare route;
+ *   3. the audit: 20 pages of a fixture site vs 20 bare Lighthouse runs vs Unlighthouse.
  * Figures are ratios measured in the same run on the same machine; absolute times vary.
  */
 import { benchPipeline } from './pipeline.js';
 import { benchApi } from './api.js';
 import { benchWebanalytics } from './webanalytics.js';
+import { benchAudit } from './audit.js';
 
 const only = process.argv.slice(2);
 const want = (name: string) => only.length === 0 || only.includes(name);
@@ -24,5 +26,9 @@ if (want('api')) {
 if (want('webanalytics')) {
   console.log('\n## Agency analytics CSV (issue 10)');
   console.log(await benchWebanalytics());
+}
+if (want('audit')) {
+  console.log('\n## Audit (issue 9)');
+  console.log(await benchAudit());
 }
 process.exit(0);

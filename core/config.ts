@@ -36,7 +36,14 @@ export interface Config {
   lixMaxBytes: number;
   /** Requests per minute and key on premium routes. */
   rateLimitPerMinute: number;
+  /** Chrome UX Report API key for the audits' field data; null: crux_summary.json says it is not available. */
+  cruxApiKey: string | null;
+  /** The CrUX API's queryRecord address (configurable so that a test can serve it from loopback). */
+  cruxEndpoint: string;
 }
+
+/** Google's Chrome UX Report API (records:queryRecord). */
+export const CRUX_ENDPOINT = 'https://chromeuxreport.googleapis.com/v1/records:queryRecord';
 
 const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
 
@@ -75,6 +82,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     publicUrl: env.WEBPERF_PUBLIC_URL ?? null,
     lixMaxBytes: int(env.WEBPERF_LIX_MAX_BYTES, 100_000, 'WEBPERF_LIX_MAX_BYTES'),
     rateLimitPerMinute: int(env.WEBPERF_RATE_LIMIT, 120, 'WEBPERF_RATE_LIMIT'),
+    cruxApiKey: env.WEBPERF_CRUX_API_KEY || null,
+    cruxEndpoint: env.WEBPERF_CRUX_ENDPOINT || CRUX_ENDPOINT,
   };
   const merged = { ...config, ...overrides };
   if (merged.heartbeatMs >= merged.staleAfterMs) {

@@ -4,7 +4,7 @@
 import type { Browser } from 'puppeteer-core';
 import type { Db } from './db/database.js';
 import { untilAborted } from './gather/abort.js';
-import { gather } from './gather/gather.js';
+import { gather, type GatherOptions } from './gather/gather.js';
 import { createProbes } from './net/probes.js';
 import type { TargetGuard } from './net/target-guard.js';
 import type { Artifacts, TestPlugin } from './plugin-api.js';
@@ -32,6 +32,8 @@ export interface TestPageOptions {
   onPlugin?: (plugin: TestPlugin, outcome: TestOutcome) => void;
   /** Stops the whole test: the page load (its browser context closes) and the plugins. */
   signal?: AbortSignal;
+  /** Passed to gather: reads more from the loaded page (the audit's links). */
+  afterLoad?: GatherOptions['afterLoad'];
 }
 
 /** Loads the page once and runs the given plugins on its artifacts. */
@@ -39,7 +41,7 @@ export async function testPage(url: string, plugins: readonly TestPlugin[], deps
   const t0 = Date.now();
   // One probe cache per run, shared by Lighthouse's own fetches and the plugins: robots.txt once.
   const probes = createProbes(deps.guard);
-  const artifacts = await gather(url, { browser: deps.browser, guard: deps.guard, probes, timeoutMs: deps.gatherTimeoutMs, onPhase: options.onPhase, signal: options.signal });
+  const artifacts = await gather(url, { browser: deps.browser, guard: deps.guard, probes, timeoutMs: deps.gatherTimeoutMs, onPhase: options.onPhase, signal: options.signal, afterLoad: options.afterLoad });
   const t1 = Date.now();
   options.onPhase?.('plugins');
   const rating = runPlugins(plugins, artifacts, {

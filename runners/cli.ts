@@ -7,6 +7,8 @@
  *   webperf migrate               migrate the database and exit
  *   webperf test <url> [--tests 30,21] [--lang sv] [--format text|json]
  *                                 test a URL once, no database, with progress; print the results
+ *   webperf audit <url> --pages N [--out DIR] [--format audit_v2|csv]
+ *                                 crawl and test a site, no database, with a progress bar; write the summaries
  */
 import { parseArgs } from 'node:util';
 import type { PluginRegistry } from '../core/registry.js';
@@ -16,6 +18,7 @@ import { TargetGuard } from '../core/net/target-guard.js';
 import { testPage } from '../core/engine.js';
 import type { TestOutcome } from '../core/pipeline.js';
 import { BrowserPool, CHROMIUM_INSTALL_HINT } from './browser-pool.js';
+import { AUDIT_USAGE, auditCommand } from './audit-cli.js';
 import { createRegistry, openDatabase, startService, type Service } from './service.js';
 
 const USAGE = `Usage: webperf <command>
@@ -26,6 +29,7 @@ const USAGE = `Usage: webperf <command>
   migrate                            migrate the database and exit
   test <url> [--tests 30,21] [--lang sv|en|da|no|fi|is] [--format text|json]
                                      test a URL once without a database
+${AUDIT_USAGE}
   sites ... | levels ... | categories ... | keys ...   operator commands (webperf keys --help)
 `;
 
@@ -188,6 +192,8 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'test':
       return testCommand(config, rest);
+    case 'audit':
+      return auditCommand(config, rest, fail);
     case 'sites':
     case 'levels':
     case 'categories':

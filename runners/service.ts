@@ -145,6 +145,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         jobTimeoutMs: config.jobTimeoutMs,
         heartbeatMs: config.heartbeatMs,
         staleAfterMs: config.staleAfterMs,
+        crux: { apiKey: config.cruxApiKey, endpoint: config.cruxEndpoint },
       });
       stops.push(() => worker!.stop());
     }

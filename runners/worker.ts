@@ -9,6 +9,7 @@ import type { PluginRegistry } from '../core/registry.js';
 import type { BrowserPool } from './browser-pool.js';
 import { startHeartbeat } from './heartbeat.js';
 import { runTestsTask, type RunTestsDeps } from './tasks/run-tests.js';
+import { runAuditTask } from './tasks/run-audit.js';
 import { CRONTAB, scheduleFollowedSitesTask } from './tasks/schedule-followed-sites.js';
 import { deliverWebhookTask } from './tasks/deliver-webhook.js';
 
@@ -37,6 +38,8 @@ export interface WorkerDeps {
   schedule?: boolean;
   logger?: Logger;
   onStored?: RunTestsDeps['onStored'];
+  /** CrUX settings for the audits' field data (none: the audits say it is not available). */
+  crux?: { apiKey: string | null; endpoint: string };
 }
 
 export function taskList(deps: WorkerDeps): TaskList {
@@ -44,6 +47,7 @@ export function taskList(deps: WorkerDeps): TaskList {
     run_tests: runTestsTask(deps) as TaskList[string],
     schedule_followed_sites: scheduleFollowedSitesTask(deps.db) as TaskList[string],
     deliver_webhook: deliverWebhookTask(deps) as TaskList[string],
+    run_audit: runAuditTask({ ...deps, crux: deps.crux ?? { apiKey: null, endpoint: '' } }) as TaskList[string],
   };
 }
 

@@ -50,15 +50,30 @@ export interface AuditFiles {
   name: string;
 }
 
+export interface AuditPages {
+  audit_id: number;
+  error: string | null;
+  finished_at: Generated<Timestamp>;
+  links: Generated<Json>;
+  position: number;
+  result: Generated<Json>;
+  status: string;
+  url: string;
+}
+
 export interface Audits {
   base_url: string;
   created_at: Generated<Timestamp>;
   date_modified: Generated<Timestamp>;
+  error: string | null;
+  finished_at: Timestamp | null;
   folder: string;
   format: string;
   id: Generated<number>;
+  key_id: number | null;
   order_id: number | null;
   pages: number;
+  pages_done: Generated<number>;
   site_id: number;
   status: Generated<string>;
   title: string;
@@ -239,6 +254,7 @@ export interface DB {
   analytics_detections: AnalyticsDetections;
   api_keys: ApiKeys;
   audit_files: AuditFiles;
+  audit_pages: AuditPages;
   audits: Audits;
   categories: Categories;
   category_scores: CategoryScores;

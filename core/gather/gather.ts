@@ -29,6 +29,8 @@ export interface GatherOptions {
   signal?: AbortSignal;
   /** Called with a short phase name (progress display). */
   onPhase?: (phase: string) => void;
+  /** Reads more from the loaded page before its context closes (the audit's crawler takes its links). */
+  afterLoad?: (page: Page) => Promise<void>;
 }
 
 export const LIGHTHOUSE_CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'];
@@ -44,7 +46,7 @@ export const LIGHTHOUSE_FLAGS = {
 export { AXE_TAGS } from './axe.js';
 
 /** Refuses, inside Chromium, every request whose host the guard does not allow. */
-async function guardRequests(page: Page, guard: TargetGuard, blocked: string[]): Promise<void> {
+export async function guardRequests(page: Page, guard: TargetGuard, blocked: string[]): Promise<void> {
   const verdicts = new Map<string, Promise<boolean>>();
   await page.setRequestInterception(true);
   page.on('request', (request) => {
@@ -186,6 +188,7 @@ async function gatherIn(context: Awaited<ReturnType<Browser['createBrowserContex
     () => page.evaluate(EXTRACT_PAGE) as Promise<{ texts: ReturnType<typeof extractTexts>; inline: ReturnType<typeof extractInline> }>,
   );
   const cookies = await cookiesOf(page, new URL(finalUrl).hostname);
+  if (options.afterLoad) await retryOnContextLoss(() => options.afterLoad!(page));
 
   const stylesheets: TextResource[] = [];
   const seenSheets = new Set<string>();

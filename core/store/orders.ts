@@ -2,7 +2,9 @@
  * Orders: an order is accepted in one transaction that checks the rolling 30-day credit window,
  * writes the order, its ledger row and its runs, and enqueues their jobs — all or nothing.
  */
+import type { Transaction } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { DB } from '../db/schema.js';
 import { WebperfError } from '../errors.js';
 import { creditStatus, quotaExceededMessage } from '../quota.js';
 import { queueRun, type NewRun } from './runs.js';
@@ -20,6 +22,10 @@ export interface NewOrder {
   payload: Record<string, unknown>;
   /** Page runs to queue; their siteId must be the order's and their orderId is set here. */
   runs: NewRun[];
+  /** Further rule checked under the site lock, before the credits (e.g. one audit per hour). */
+  precheck?: (trx: Transaction<DB>) => Promise<void>;
+  /** Further rows written in the order's transaction once it is accepted (e.g. the audit row and its job). */
+  also?: (trx: Transaction<DB>, orderId: number) => Promise<void>;
 }
 
 /** An accepted order. */
@@ -57,6 +63,7 @@ export async function placeOrder(db: Db, order: NewOrder): Promise<PlacedOrder> 
   return db.transaction().execute(async (trx) => {
     const status = await creditStatus(trx, order.siteId, { lock: true });
     if (!status) throw new WebperfError('SITE_NOT_FOUND');
+    if (order.precheck) await order.precheck(trx);
     if (order.credits > status.available) {
       throw new WebperfError('QUOTA_EXCEEDED', quotaExceededMessage(order.credits, status.available), {
         needed: order.credits,
@@ -78,6 +85,7 @@ export async function placeOrder(db: Db, order: NewOrder): Promise<PlacedOrder> 
     await trx.insertInto('credit_ledger').values({ site_id: order.siteId, order_id: orderId, credits: order.credits }).execute();
     const runIds: number[] = [];
     for (const run of order.runs) runIds.push(Number(await queueRun(trx, { ...run, orderId })));
+    if (order.also) await order.also(trx, orderId);
     return { orderId, runIds, credits: order.credits, available: status.available - order.credits };
   });
 }

@@ -8,6 +8,7 @@ import rateLimit from '../../plugins/rate-limit.js';
 import results from './results.js';
 import privateStats from './private-stats.js';
 import orders from './orders.js';
+import audits from './audits.js';
 import lix from './lix.js';
 import webhook from './webhook.js';
 import type { PremiumOptions } from './options.js';
@@ -28,6 +29,7 @@ const premium: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   await app.register(results, childOpts);
   await app.register(privateStats, childOpts);
   await app.register(orders, childOpts);
+  await app.register(audits, childOpts);
   await app.register(lix, childOpts);
   await app.register(webhook, childOpts);
 };

@@ -1,0 +1,191 @@
+/**
+ * The audit's crawler: breadth first from the start page, seeded by the site's sitemaps, over the
+ * links of the rendered pages; same host (and its www twin), robots.txt honoured (robots-parser),
+ * `noindex` pages not audited and `nofollow` pages' links not followed, addresses normalised and
+ * de-duplicated, non-HTML skipped by content type, stopping at `pages`.
+ *
+ * Every fetch goes through the guarded probes and every page load through `visit`, which the
+ * caller builds on the guarded gather; nothing here opens a connection of its own. Pages already
+ * stored (a resumed audit) are replayed from their stored links instead of being loaded again.
+ */
+import robotsParserModule from 'robots-parser';
+import type { ProbeResponse, Probes } from '../plugin-api.js';
+import { readSitemaps } from '../net/sitemap.js';
+import { inScope, normaliseUrl, pageKey } from './normalise.js';
+
+// The package's CommonJS default export, typed as the module namespace.
+const robotsParser = robotsParserModule as unknown as typeof robotsParserModule.default;
+
+/** The robots.txt user agent token the crawler obeys. */
+export const CRAWLER_AGENT = 'webperf';
+
+/** What loading and testing one page gave. */
+export interface Visited {
+  /** Absolute addresses of the links in the rendered page. */
+  links: string[];
+  /** A meta robots noindex/nofollow seen in the rendered page. */
+  noindex?: boolean;
+  nofollow?: boolean;
+  /** The page's test outcome, stored as it is. */
+  result: Record<string, unknown>;
+}
+
+/** One audited page, as stored. */
+export interface CrawledPage {
+  position: number;
+  url: string;
+  status: 'done' | 'failed';
+  error?: string | null;
+  /** Same-site links to follow (normalised); empty for nofollow pages. */
+  links: string[];
+  result: Record<string, unknown>;
+}
+
+/** Why an address was not audited. */
+export type SkipReason = 'out-of-scope' | 'robots' | 'not-html' | 'noindex' | 'redirect-out-of-scope' | 'duplicate';
+
+export interface CrawlOptions {
+  /** The start page. */
+  start: string;
+  /** Pages to audit at most. */
+  pages: number;
+  probes: Probes;
+  /** Loads and tests one page (guarded); throws when the page fails. */
+  visit: (url: string) => Promise<Visited>;
+  /** Pages stored by an earlier attempt, replayed without loading them again. */
+  done?: readonly CrawledPage[];
+  /** Called when a page is finished (store it here), in crawl order. */
+  onPage?: (page: CrawledPage) => Promise<void>;
+  /** Called for every address left out, with the reason (diagnostics and tests). */
+  onSkip?: (url: string, reason: SkipReason) => void;
+}
+
+export interface CrawlResult {
+  pages: CrawledPage[];
+  /** The sitemap addresses tried. */
+  sitemaps: string[];
+}
+
+function isHtml(contentType: string | undefined): boolean {
+  return /^\s*(text\/html|application\/xhtml\+xml)\b/i.test(contentType ?? '');
+}
+
+/** noindex / nofollow from an X-Robots-Tag header or a meta robots tag of the raw HTML. */
+export function robotsDirectives(headers: Record<string, string>, html: string): { noindex: boolean; nofollow: boolean } {
+  const values = [headers['x-robots-tag'] ?? ''];
+  for (const m of html.matchAll(/<meta\b[^>]*>/gi)) {
+    const tag = m[0];
+    if (/\bname\s*=\s*["']?(robots|webperf)\b/i.test(tag)) values.push(/\bcontent\s*=\s*["']([^"']*)["']/i.exec(tag)?.[1] ?? '');
+  }
+  const all = values.join(',').toLowerCase();
+  return { noindex: /\b(noindex|none)\b/.test(all), nofollow: /\b(nofollow|none)\b/.test(all) };
+}
+
+const MAX_REDIRECTS = 5;
+
+async function fetchInScope(probes: Probes, url: string, start: URL): Promise<ProbeResponse | 'out-of-scope'> {
+  let current = url;
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    const res = await probes.fetch(current, { followRedirects: false });
+    const location = res.headers.location;
+    if (res.error || res.status < 300 || res.status >= 400 || !location) return res;
+    const next = normaliseUrl(location, current);
+    if (!next) return { ...res, error: `Redirect to an address that is not a page: ${location}` };
+    if (!inScope(next, start)) return 'out-of-scope';
+    current = next;
+  }
+  return { url: current, status: 0, headers: {}, body: '', chain: [url], error: 'Too many redirects' };
+}
+
+/** Runs the crawl; resolves when `pages` pages are audited or the site has no more. */
+export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
+  const startUrl = normaliseUrl(options.start);
+  if (!startUrl) throw new Error(`Not a page address: ${options.start}`);
+  const start = new URL(startUrl);
+  const { probes } = options;
+  const skip = (url: string, reason: SkipReason) => options.onSkip?.(url, reason);
+
+  const robotsUrl = new URL('/robots.txt', start).href;
+  const robotsRes = await probes.fetch(robotsUrl);
+  const robotsText = !robotsRes.error && robotsRes.status >= 200 && robotsRes.status < 300 ? robotsRes.body : '';
+  const robots = robotsParser(robotsUrl, robotsText);
+  const allowed = (url: string) => robots.isAllowed(url, CRAWLER_AGENT) !== false;
+
+  // robots.txt's Sitemap: lines first, then the usual places.
+  const listed = robots.getSitemaps().map((u) => normaliseUrl(u, robotsUrl)).filter((u): u is string => u !== null);
+  const sitemaps = [...new Set([...listed, new URL('/sitemap.xml', start).href, new URL('/sitemap_index.xml', start).href])];
+  // Bounded: an audit never needs more addresses than a few times the pages it tests.
+  const fromSitemaps = (await readSitemaps(probes, sitemaps, { maxUrls: Math.max(1000, options.pages * 10), maxSitemaps: 20 })).urls;
+
+  const stored = new Map((options.done ?? []).map((p) => [pageKey(p.url), p]));
+  const pages: CrawledPage[] = [];
+  const seen = new Set<string>();
+  const queue: string[] = [];
+  const enqueue = (raw: string, base?: string) => {
+    const url = normaliseUrl(raw, base);
+    if (!url) return;
+    const key = pageKey(url);
+    if (seen.has(key)) return;
+    seen.add(key);
+    queue.push(url);
+  };
+  enqueue(startUrl);
+  for (const u of fromSitemaps) enqueue(u);
+
+  while (queue.length && pages.length < options.pages) {
+    const url = queue.shift()!;
+    const replay = stored.get(pageKey(url));
+    if (replay) {
+      pages.push(replay);
+      for (const link of replay.links) enqueue(link);
+      continue;
+    }
+    if (!inScope(url, start)) { skip(url, 'out-of-scope'); continue; }
+    if (!allowed(url)) { skip(url, 'robots'); continue; }
+
+    const position = pages.length;
+    const finish = async (page: CrawledPage) => {
+      pages.push(page);
+      await options.onPage?.(page);
+      for (const link of page.links) enqueue(link);
+    };
+    // A guarded GET first: content type, redirects and robots directives decide before Chromium
+    // loads anything. Redirects are followed here hop by hop, so that one leaving the site is
+    // never followed at all.
+    const probe = await fetchInScope(probes, url, start);
+    if (probe === 'out-of-scope') { skip(url, 'redirect-out-of-scope'); continue; }
+    if (probe.error) {
+      await finish({ position, url, status: 'failed', error: probe.error, links: [], result: {} });
+      continue;
+    }
+    const finalUrl = normaliseUrl(probe.url) ?? url;
+    if (finalUrl !== url) {
+      const key = pageKey(finalUrl);
+      if (key !== pageKey(url) && seen.has(key)) { skip(url, 'duplicate'); continue; }
+      seen.add(key);
+      if (!allowed(finalUrl)) { skip(url, 'robots'); continue; }
+    }
+    if (!isHtml(probe.headers['content-type'])) { skip(url, 'not-html'); continue; }
+    const raw = robotsDirectives(probe.headers, probe.body);
+    if (raw.noindex) {
+      // Not audited, but its links still lead to pages that are (unless nofollow).
+      skip(url, 'noindex');
+      if (!raw.nofollow) for (const m of probe.body.matchAll(/<a\b[^>]*\bhref\s*=\s*["']([^"']+)["']/gi)) enqueue(m[1].replace(/&amp;/g, '&'), finalUrl);
+      continue;
+    }
+    let visited: Visited;
+    try {
+      visited = await options.visit(finalUrl);
+    } catch (err) {
+      await finish({ position, url: finalUrl, status: 'failed', error: err instanceof Error ? err.message : String(err), links: [], result: {} });
+      continue;
+    }
+    const nofollow = raw.nofollow || visited.nofollow === true;
+    const found = nofollow ? [] : [...new Set(visited.links.map((l) => normaliseUrl(l, finalUrl)).filter((l): l is string => l !== null))];
+    // Other sites' addresses are reported as skipped once; only the site's own are stored.
+    for (const l of found) if (!inScope(l, start)) enqueue(l);
+    const links = found.filter((l) => inScope(l, start));
+    await finish({ position, url: finalUrl, status: 'done', links, result: visited.noindex ? { ...visited.result, noindex: true } : visited.result });
+  }
+  return { pages, sitemaps };
+}
