@@ -21,8 +21,7 @@ import { auditCrawl, auditFiles } from '../core/audit/execute.js';
 import { PROJECT_ROOT, findChromium } from '../core/config.js';
 import { LIGHTHOUSE_FLAGS } from '../core/gather/gather.js';
 import { TargetGuard } from '../core/net/target-guard.js';
-import { PluginRegistry } from '../core/registry.js';
-import { BUILTIN_PLUGINS } from '../plugins/index.js';
+import { loadPlugins } from '../core/registry.js';
 import { BrowserPool } from '../runners/browser-pool.js';
 import { AUDIT_PLUGIN_IDS } from '../runners/tasks/run-audit.js';
 
@@ -60,7 +59,7 @@ export async function benchAudit(): Promise<string> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const guard = new TargetGuard([origin]);
-  const registry = new PluginRegistry(BUILTIN_PLUGINS);
+  const registry = await loadPlugins();
   const pool = new BrowserPool(chromium);
   const f = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   try {

@@ -114,7 +114,7 @@ async function testCommand(config: Config, args: string[]): Promise<void> {
     progress(`testing ${url} with ${plugins.length} test type(s): ${plugins.map((p) => p.meta.id).join(', ')}`);
     const browser = await pool.acquire();
     const result = await testPage(url, plugins, { browser, guard, registry }, {
-      lang,
+
       onPhase: (phase) => progress(`… ${phase}`),
       onPlugin: (p, o) => progress(`✓ ${p.meta.id} ${p.meta.names[lang]}: ${o.error ? `error: ${o.error}` : o.rating < 1 ? 'not rated' : o.rating.toFixed(2)}`),
     });

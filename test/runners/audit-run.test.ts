@@ -9,10 +9,9 @@ import { unzipSync } from 'fflate';
 import t from 'tap';
 import { executeAudit } from '../../core/audit/execute.js';
 import { TargetGuard } from '../../core/net/target-guard.js';
-import { PluginRegistry } from '../../core/registry.js';
+import { loadPlugins } from '../../core/registry.js';
 import { getAudit, placeAudit, readAuditFile } from '../../core/store/audits.js';
 import { createSite } from '../../core/store/sites.js';
-import { BUILTIN_PLUGINS } from '../../plugins/index.js';
 import { auditDeps } from '../../runners/tasks/run-audit.js';
 import { startWorker } from '../../runners/worker.js';
 import { testBrowserPool } from '../helpers/fixture-artifacts.js';
@@ -95,7 +94,7 @@ t.test('an audit is crawled, tested, resumed after a killed runner and summarise
 
   const siteId = await createSite(db, { title: 'Fixture', url: `${origin}/`, monthlyQuota: 10 });
   const placed = await placeAudit(db, { siteId, keyId: null, pages: 4, format: 'audit_v2', baseUrl: `${origin}/`, title: 'Audit of Fixture' });
-  const registry = new PluginRegistry(BUILTIN_PLUGINS);
+  const registry = await loadPlugins();
   const guard = new TargetGuard([origin]);
   const cruxSettings = { apiKey: 'test-key', endpoint: `${cruxOrigin}/v1/records:queryRecord` };
   const deps = { pool: testBrowserPool(), guard, registry, jobTimeoutMs: 120_000, crux: cruxSettings };

@@ -13,11 +13,10 @@ import path from 'node:path';
 import t from 'tap';
 import { PROJECT_ROOT, findChromium } from '../../core/config.js';
 import type { Db } from '../../core/db/database.js';
-import { CATALOGUE } from '../../core/catalogue.js';
+import { meta as analyticsMeta } from '../../plugins/analytics/meta.js';
 import { definePlugin } from '../../core/plugin-api.js';
-import { PluginRegistry } from '../../core/registry.js';
+import { PluginRegistry, loadPlugins } from '../../core/registry.js';
 import { TargetGuard } from '../../core/net/target-guard.js';
-import { BUILTIN_PLUGINS } from '../../plugins/index.js';
 import { createKey } from '../../core/store/keys.js';
 import { queueRun } from '../../core/store/runs.js';
 import { cleanupOrphanedChromium } from '../../runners/browser-pool.js';
@@ -130,7 +129,7 @@ t.test('a runner killed mid-run: another runner finishes the run exactly once, a
 
   const second = await startWorker({
     db, connectionString: url, pool: testBrowserPool(), guard: new TargetGuard([new URL(siteUrl).origin]),
-    registry: new PluginRegistry(BUILTIN_PLUGINS),
+    registry: await loadPlugins(),
     concurrency: 1, jobTimeoutMs: 90_000, schedule: false, heartbeatMs: 1000, staleAfterMs: 5000,
   });
   t.teardown(() => second.stop());
@@ -165,7 +164,7 @@ t.test('a job over its time limit stores nothing from the late attempt; the retr
   const { db, url } = await buildTestApi(t);
   const site = await startStaticSite(fixtureRoot('flawed'));
   t.teardown(() => site.close());
-  const names = CATALOGUE.find((x) => x.id === 101)!;
+  const names = analyticsMeta;
   let calls = 0;
   let lateReturned = false;
   let release!: () => void;
