@@ -5,7 +5,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import etag from '@fastify/etag';
 import { CATALOGUE_META, type TestType } from '../../core/catalogue.js';
-import { LANGS, isLang, type Lang } from '../../core/i18n/langs.js';
+import { LANGS, type Lang } from '../../core/i18n/langs.js';
+import { LANG_QUERY } from './premium/schemas.js';
 import { WebperfError } from '../../core/errors.js';
 import { errorResponses } from '../envelope.js';
 
@@ -37,7 +38,6 @@ const META_SCHEMA = {
   required: ['machine_translated', 'languages'],
 } as const;
 
-const LANG_QUERY = { type: 'string', description: 'One of sv, en, da, no, fi, is. Anything else: 400.' } as const;
 
 function present(t: TestType, lang: Lang | undefined) {
   const base = { id: t.id, active: t.active, available: t.available, categories: t.categories };
@@ -46,19 +46,13 @@ function present(t: TestType, lang: Lang | undefined) {
     : { ...base, names: t.names, descriptions: t.descriptions };
 }
 
-function parseLang(value: string | undefined): Lang | undefined {
-  if (value === undefined) return undefined;
-  if (!isLang(value)) throw new WebperfError('UNSUPPORTED_LANG', `Unsupported lang "${value}": use one of ${LANGS.join(', ')}`);
-  return value;
-}
-
 const testTypes: FastifyPluginAsync = async (app) => {
   await app.register(etag);
   app.addHook('onSend', async (_request, reply) => {
     if (reply.statusCode === 200 || reply.statusCode === 304) void reply.header('cache-control', CACHE_CONTROL);
   });
 
-  app.get<{ Querystring: { lang?: string; active?: string } }>('/v1/tests', {
+  app.get<{ Querystring: { lang?: Lang; active?: string } }>('/v1/tests', {
     schema: {
       tags: ['open'],
       summary: 'The test-type catalogue',
@@ -71,13 +65,13 @@ const testTypes: FastifyPluginAsync = async (app) => {
       },
     },
   }, async (request) => {
-    const lang = parseLang(request.query.lang);
+    const lang = request.query.lang;
     const onlyActive = request.query.active !== undefined && ACTIVE_VALUES.has(request.query.active.toLowerCase());
     const tests = app.deps.registry.testTypes().filter((t) => !onlyActive || t.active).map((t) => present(t, lang));
     return { count: tests.length, meta: CATALOGUE_META, tests };
   });
 
-  app.get<{ Params: { test_id: number }; Querystring: { lang?: string } }>('/v1/tests/:test_id', {
+  app.get<{ Params: { test_id: number }; Querystring: { lang?: Lang } }>('/v1/tests/:test_id', {
     schema: {
       tags: ['open'],
       summary: 'One test type',
@@ -90,7 +84,7 @@ const testTypes: FastifyPluginAsync = async (app) => {
       },
     },
   }, async (request) => {
-    const lang = parseLang(request.query.lang);
+    const lang = request.query.lang;
     const t = app.deps.registry.testType(request.params.test_id);
     if (!t) throw new WebperfError('TEST_TYPE_NOT_FOUND', `Unknown test id ${request.params.test_id}`);
     return { meta: CATALOGUE_META, test: present(t, lang) };

@@ -6,7 +6,8 @@
  */
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLValidator } from 'fast-xml-parser';
+import { untrustedXmlParser } from './xml.js';
 import type { ProbeResponse, Probes } from '../plugin-api.js';
 import { probeBody } from './probes.js';
 
@@ -52,16 +53,8 @@ export interface SitemapLimits {
 
 const DEFAULTS: Required<SitemapLimits> = { maxSitemaps: 50, maxBytes: 50 * 1024 * 1024, maxUrls: 50_000, maxDepth: 2 };
 
-const parser = new XMLParser({
-  removeNSPrefix: true,
-  ignoreAttributes: true,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  // No entity expansion in the parser (a DOCTYPE could define a billion laughs); the five XML
-  // entities and character references are decoded in <loc> values only.
-  processEntities: false,
-  isArray: (name) => name === 'url' || name === 'sitemap',
-});
+// The five XML entities and character references are decoded in <loc> values only.
+const parser = untrustedXmlParser(['url', 'sitemap']);
 
 function isGzip(bytes: Buffer): boolean {
   return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { AuditPages, Audits } from '../db/schema.js';
+import type { CrawledPage } from '../audit/crawl.js';
 import { WebperfError } from '../errors.js';
 import { QUOTA_PERIOD_DAYS, auditCost, plural } from '../quota.js';
 import { addJob } from './jobs.js';
@@ -138,14 +139,8 @@ export async function auditPages(db: Db, auditId: number): Promise<AuditPageRow[
   return db.selectFrom('audit_pages').selectAll().where('audit_id', '=', auditId).orderBy('position').execute();
 }
 
-export interface PageRecord {
-  position: number;
-  url: string;
-  status: 'done' | 'failed';
-  error?: string | null;
-  links: string[];
-  result: Record<string, unknown>;
-}
+/** One audited page, as the crawler hands it over. */
+export type PageRecord = CrawledPage;
 
 /** Stores one finished (or failed) page and the progress; a page stored before is left as it is. */
 export async function recordAuditPage(db: Db, auditId: number, page: PageRecord): Promise<void> {

@@ -255,6 +255,12 @@ async function queueDeliveryJob(db: Kysely<any>, deliveryId: number, runAt: Date
 }
 
 /** The body of a test event: the site's latest public result, or a placeholder result before the first test. */
+/** The secrets that sign the site's events now (two during a rotation); null without a webhook. */
+export async function currentSigningSecrets(db: Db, siteId: number, now = new Date()): Promise<string[] | null> {
+  const hook = await db.selectFrom('webhooks').select(['secret', 'previous_secret', 'previous_secret_expires_at']).where('site_id', '=', siteId).executeTakeFirst();
+  return hook ? signingSecrets(hook, now) : null;
+}
+
 export async function buildTestPayload(db: Db, siteId: number): Promise<{ payload: WebhookPayload; url: string; typeOfTest: number | null } | null> {
   const hook = await db.selectFrom('webhooks').selectAll().where('site_id', '=', siteId).executeTakeFirst();
   if (!hook) return null;

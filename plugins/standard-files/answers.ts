@@ -2,7 +2,8 @@
  * Reading probe answers. Many sites answer every unknown path with 200 and an HTML page (a soft
  * 404), so "found" means more than status 200: the body must not be an HTML page.
  */
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLValidator } from 'fast-xml-parser';
+import { untrustedXmlParser } from '../../core/net/xml.js';
 import type { ProbeResponse } from '../../core/plugin-api.js';
 
 /** The media type of an answer, lower-case, without parameters ('' when missing). */
@@ -20,14 +21,7 @@ export function isFile(res: ProbeResponse): boolean {
   return res.status === 200 && !isHtml(res);
 }
 
-const parser = new XMLParser({
-  removeNSPrefix: true,
-  ignoreAttributes: true,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  processEntities: false,
-  isArray: (name) => name === 'url' || name === 'sitemap' || name === 'item' || name === 'entry',
-});
+const parser = untrustedXmlParser(['url', 'sitemap', 'item', 'entry']);
 
 /** A well-formed XML document: its root element's name (namespace prefix removed) and content. */
 export function parseXml(text: string): { root: string; content: any } | null {

@@ -43,7 +43,8 @@ t.test('type 9 Standard files', async (t) => {
     t.equal(outcome.rating, mean(5, goodSecurityRating)); // today: (5 + 4.95) / 2 → 4.98
     t.same(outcome.data, {
       robots: { status: 200, found: true, sitemaps: [`${goodOrigin}/sitemap.xml`], allows_start_page: true },
-      sitemaps: [{ url: `${goodOrigin}/sitemap.xml`, status: 200, well_formed: true, entries: 1 }],
+      sitemaps: [{ url: `${goodOrigin}/sitemap.xml`, status: 200, gzipped: false, kind: 'urlset', well_formed: true, entries: 1, error: null, problem: null }],
+      sitemap_pages: 1, // the one <loc>, the start page
       security_txt: { status: 200, found: true, contact: ['mailto:security@harbour-library.example'], expires: goodExpires, expired: Date.parse(goodExpires) < Date.now() },
       feeds: [{ url: `${goodOrigin}/feed.xml`, status: 200, ok: true }],
     });
@@ -72,12 +73,16 @@ t.test('type 9 Standard files', async (t) => {
     t.equal(outcome.rating, 4.45);
     const data = outcome.data as any;
     t.same(data.robots, { status: 200, found: false, sitemaps: [], allows_start_page: null });
-    t.same(data.sitemaps.map((s: any) => [s.url, s.status, s.well_formed]), [
-      [`${flawedOrigin}/sitemap.xml`, 200, null],
-      [`${flawedOrigin}/sitemap_index.xml`, 200, null],
+    // Both fallback addresses answer with the start page: kept in the data, but no finding of their own.
+    const softPage = { status: 200, gzipped: false, kind: null, well_formed: null, entries: null, error: 'Answered with an HTML page, not a sitemap', problem: 'not-sitemap' };
+    t.same(data.sitemaps, [
+      { url: `${flawedOrigin}/sitemap.xml`, ...softPage },
+      { url: `${flawedOrigin}/sitemap_index.xml`, ...softPage },
     ]);
+    t.equal(data.sitemap_pages, null);
     t.same(data.security_txt, { status: 200, found: false, contact: [], expires: null, expired: null });
     t.same(data.feeds, []);
+    t.equal(outcome.reports.en.overall, 'robots.txt: missing. Sitemap addresses: no readable sitemap. security.txt: missing. Working feeds: 0.\nRating: 4.45');
     t.same(reportLines(outcome, 'sv'), [
       'Standarder: Betyg: 3.95',
       '- robots.txt saknas: adressen svarade 200 med text/html, inte 200 med text/plain.',
@@ -116,11 +121,23 @@ t.test('type 9 Standard files', async (t) => {
       allows_start_page: false,
     });
     t.same(data.sitemaps, [
-      { url: `${origin}/sitemap-broken.xml`, status: 200, well_formed: false, entries: null },
-      { url: `${origin}/sitemap-empty.xml`, status: 200, well_formed: true, entries: 0 },
+      // <urlset> is never closed.
+      { url: `${origin}/sitemap-broken.xml`, status: 200, gzipped: false, kind: null, well_formed: false, entries: null, error: 'Not well-formed XML', problem: 'malformed' },
+      { url: `${origin}/sitemap-empty.xml`, status: 200, gzipped: false, kind: 'urlset', well_formed: true, entries: 0, error: null, problem: null },
       // Unknown paths redirect to the start page: an HTML page is no sitemap.
-      { url: `${origin}/sitemap-gone.xml`, status: 200, well_formed: null, entries: null },
+      {
+        url: `${origin}/sitemap-gone.xml`,
+        status: 200,
+        gzipped: false,
+        kind: null,
+        well_formed: null,
+        entries: null,
+        error: 'Answered with an HTML page, not a sitemap',
+        problem: 'not-sitemap',
+      },
     ]);
+    // A urlset was read (the empty one), so the count is 0 rather than "no readable sitemap".
+    t.equal(data.sitemap_pages, 0);
     t.same(data.security_txt, { status: 200, found: true, contact: ['mailto:security@example.org'], expires: '2020-01-01T00:00:00.000Z', expired: true });
     t.same(data.feeds, [
       { url: `${origin}/feed-missing.xml`, status: 200, ok: false },
@@ -128,13 +145,18 @@ t.test('type 9 Standard files', async (t) => {
     ]);
     t.equal(reportLines(outcome, 'sv').length, 6);
     t.equal(reportLines(outcome, 'sv')[0], 'Standarder: Betyg: 3.40');
+    t.equal(
+      reportLines(outcome, 'sv')[2],
+      `- En webbplatskarta som robots.txt eller ett kartindex anger går inte att hämta (adressen svarade 200 utan någon karta), t.ex. ${origin}/sitemap-gone.xml`,
+    );
+    t.equal(outcome.reports.en.overall, 'robots.txt: found. Sitemap addresses: 0. security.txt: found. Working feeds: 1.\nRating: 3.95');
     t.same(reportLines(outcome, 'sv', 'sec'), [
       'Integritet & säkerhet: Betyg: 4.50',
       '- security.txt har gått ut (Expires: 2020-01-01T00:00:00.000Z); uppgifterna i den ska inte längre litas på.',
     ]);
   });
 
-  t.test('standards-lax: no robots.txt, a sitemap index only, a signed security.txt without Contact', async (t) => {
+  t.test('standards-lax: no robots.txt, a sitemap index only (its two sitemaps missing), a signed security.txt without Contact', async (t) => {
     const site = await startStaticSite(fixtureRoot('standards-lax'));
     t.teardown(() => site.close());
     const probes = createProbes(LOOPBACK_GUARD);
@@ -142,21 +164,35 @@ t.test('type 9 Standard files', async (t) => {
     const { outcome, result } = await rate(standardFiles, await servedArtifacts(site.url, probes, 'sv-SE'), probes);
     t.same(findingsOf(result), {
       'robots-txt-missing': e(),
+      // The index exists, so no sitemap-missing; the two sitemaps it lists answer 404.
+      'sitemap-unreachable': e(2),
       'feed-missing': w(),
       'security-txt-contact-missing': e(1, 'infosec'),
       'security-txt-expires-too-far': w(1, 'infosec'),
     });
-    const both = rating(1, 1); // 100 − 10 − 1 → 89 → 4.45, in each category
-    t.same(outcome.ratings, { webstandard: both, infosec: both });
-    t.equal(outcome.rating, both);
+    const stand = rating(2, 1); // 100 − 10 × 2 − 1 → 79 → 3.95
+    const sec = rating(1, 1); // 100 − 10 − 1 → 89 → 4.45
+    t.same(outcome.ratings, { webstandard: stand, infosec: sec });
+    t.equal(outcome.rating, mean(stand, sec)); // (3.95 + 4.45) / 2 → 4.20
+    t.equal(outcome.rating, 4.2);
     const data = outcome.data as any;
     t.same(data.robots, { status: 404, found: false, sitemaps: [], allows_start_page: null });
+    const notFound = { status: 404, gzipped: false, kind: null, well_formed: null, entries: null, error: 'Answered 404, not 200', problem: 'unreachable' };
     t.same(data.sitemaps, [
-      { url: `${origin}/sitemap.xml`, status: 404, well_formed: null, entries: null },
-      { url: `${origin}/sitemap_index.xml`, status: 200, well_formed: true, entries: 2 },
+      // The fallback addresses first, then the children of the index, in its order.
+      { url: `${origin}/sitemap.xml`, ...notFound },
+      { url: `${origin}/sitemap_index.xml`, status: 200, gzipped: false, kind: 'sitemapindex', well_formed: true, entries: 2, error: null, problem: null },
+      { url: `${origin}/sitemap-pages.xml`, ...notFound },
+      { url: `${origin}/sitemap-news.xml`, ...notFound },
     ]);
+    t.equal(data.sitemap_pages, null); // only an index was read, no urlset
     t.same(data.security_txt, { status: 200, found: true, contact: [], expires: '2099-12-31T23:59:59Z', expired: false });
-    t.equal(reportLines(outcome, 'en')[1], '- robots.txt is missing: the address answered 404 with text/html, not 200 with text/plain.');
-    t.equal(outcome.reports.en.overall, 'robots.txt: missing. Sitemap addresses: 2. security.txt: found. Working feeds: 0.\nRating: 4.45');
+    t.same(reportLines(outcome, 'en'), [
+      'Standards: Rating: 3.95',
+      '- robots.txt is missing: the address answered 404 with text/html, not 200 with text/plain.',
+      `- A sitemap listed in robots.txt or a sitemap index cannot be fetched (the address answered 404 without a sitemap), e.g. ${origin}/sitemap-pages.xml (2)`,
+      '- The page links to no RSS or Atom feed (<link rel="alternate">).',
+    ]);
+    t.equal(outcome.reports.en.overall, 'robots.txt: missing. Sitemap addresses: no readable sitemap. security.txt: found. Working feeds: 0.\nRating: 4.20');
   });
 });

@@ -22,7 +22,7 @@ import {
   recordTestDelivery,
   rotateWebhookSecret,
   setWebhook,
-  signingSecrets,
+  currentSigningSecrets,
   type WebhookView,
 } from '../../../core/store/webhooks.js';
 import { WEBHOOK_TIMEOUT_MS, sendWebhook } from '../../../core/webhooks/send.js';
@@ -231,11 +231,11 @@ const webhook: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   }, async (request) => {
     const siteId = await siteAccess(request);
     const built = await buildTestPayload(db, siteId);
-    const hook = await db.selectFrom('webhooks').select(['secret', 'previous_secret', 'previous_secret_expires_at']).where('site_id', '=', siteId).executeTakeFirst();
-    if (!built || !hook) throw new WebperfError('WEBHOOK_NOT_FOUND');
+    const secrets = await currentSigningSecrets(db, siteId);
+    if (!built || !secrets) throw new WebperfError('WEBHOOK_NOT_FOUND');
     const eventId = newEventId();
     const payload = JSON.stringify(built.payload);
-    const outcome = await sendWebhook(guard, built.url, { eventId, payload, secrets: signingSecrets(hook) });
+    const outcome = await sendWebhook(guard, built.url, { eventId, payload, secrets });
     await recordTestDelivery(db, siteId, eventId, built.url, built.typeOfTest, payload, outcome);
     return {
       api_version: opts.version,
