@@ -3,7 +3,7 @@
  */
 import type { Browser } from 'puppeteer-core';
 import type { Db } from './db/database.js';
-import { untilAborted } from './gather/abort.js';
+import { untilAborted } from './abort.js';
 import { gather, type GatherOptions } from './gather/gather.js';
 import { createProbes } from './net/probes.js';
 import type { TargetGuard } from './net/target-guard.js';

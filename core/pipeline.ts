@@ -7,6 +7,7 @@
 import { CATEGORIES, NOT_RATED, type Artifacts, type Finding, type Category, type PluginResult, type Probes, type TestPlugin } from './plugin-api.js';
 import { errorReports, renderReports, type Reports } from './report.js';
 import { round } from './rating.js';
+import { untilAborted } from './abort.js';
 
 /** One plugin's outcome, ready to store. */
 export interface TestOutcome {
@@ -42,17 +43,6 @@ function clampRating(r: number): number {
 /** Artifacts the plugin declared and the gather step did not deliver (null or absent). */
 function missingArtifacts(plugin: TestPlugin, artifacts: Artifacts): (keyof Artifacts)[] {
   return plugin.meta.requiredArtifacts.filter((name) => artifacts[name] === null || artifacts[name] === undefined);
-}
-
-/** Settles with run()'s result, or rejects as soon as the signal aborts (the plugin may ignore it). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  let onAbort = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  return Promise.race([work, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
 }
 
 function checkedRatings(plugin: TestPlugin, result: PluginResult): Partial<Record<Category, number>> {

@@ -13,7 +13,7 @@ import type { TargetGuard } from '../net/target-guard.js';
 import { networkFromDevtoolsLog } from './network.js';
 import { withGuardedLighthouseFetches } from './lighthouse-fetch.js';
 import { createProbes } from '../net/probes.js';
-import { untilAborted } from './abort.js';
+import { untilAborted } from '../abort.js';
 import { runAxe } from './axe.js';
 import { EXTRACT_PAGE, type extractInline, type extractTexts } from './page-extract.js';
 import { cookieHost, sameSite } from './site.js';

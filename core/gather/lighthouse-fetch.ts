@@ -8,7 +8,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Fetcher } from 'lighthouse/core/gather/fetcher.js';
 import type { Probes } from '../plugin-api.js';
-import { untilAborted } from './abort.js';
+import { untilAborted } from '../abort.js';
 
 const current = new AsyncLocalStorage<Probes>();
 let installed = false;
