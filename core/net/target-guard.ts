@@ -1,12 +1,16 @@
 /**
  * The target guard: every URL the service fetches or lets Chromium load on a caller's behalf
  * passes it. Private, loopback, link-local, carrier-grade NAT, multicast, reserved and cloud
- * metadata addresses are refused unless the operator allowlists them (CIDRs or host names).
- * The check runs on resolved addresses at connect time (see guardedLookup), so DNS tricks and
- * redirects to internal addresses are refused too.
+ * metadata addresses are refused unless the operator allowlists them (CIDRs or host names), and
+ * so are IPv6 addresses that carry such an IPv4 address (mapped, NAT64, 6to4, Teredo) and names
+ * that are internal whatever DNS says (localhost, *.internal, single labels). Address shorthands
+ * (2130706433, 0x7f000001, 0177.0.0.1, 127.1) are written out by the URL parser before the check.
+ * The check runs on resolved addresses at connect time (`lookup`), so DNS rebinding and redirects
+ * to internal addresses are refused too; the guard resolves through one injectable Resolver.
  */
 import dns from 'node:dns';
 import net from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { WebperfError } from '../errors.js';
 
 const BLOCKED_V4: [string, number][] = [
@@ -14,13 +18,59 @@ const BLOCKED_V4: [string, number][] = [
   ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16],
   ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ];
+// NAT64 (64:ff9b::/96), 6to4 (2002::/16), Teredo and the mapped and compatible forms are not
+// listed: they carry an IPv4 address, which is judged by the IPv4 rules (embeddedV4).
 const BLOCKED_V6: [string, number][] = [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32], ['64:ff9b::', 96], ['100::', 64],
+  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['2001:db8::', 32],
+  ['64:ff9b:1::', 48], ['100::', 64],
 ];
 
 const blocked = new net.BlockList();
 for (const [a, p] of BLOCKED_V4) blocked.addSubnet(a, p, 'ipv4');
 for (const [a, p] of BLOCKED_V6) blocked.addSubnet(a, p, 'ipv6');
+
+/** One resolved address, as dns.lookup gives it. */
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+
+/**
+ * Resolves a host name to every address it has. The guard's only way to DNS: the service uses
+ * the system resolver; tests inject one that maps names to the addresses under test.
+ */
+export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export const systemResolver: Resolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
+
+const v4 = (b: number[], at: number) => b.slice(at, at + 4).join('.');
+
+/**
+ * The IPv4 addresses an IPv6 address carries and reaches: mapped (::ffff:a.b.c.d), compatible
+ * (::a.b.c.d), SIIT (::ffff:0:a.b.c.d), NAT64 (64:ff9b::a.b.c.d), 6to4 (2002:aabb:ccdd::) and
+ * Teredo (server and client) — each reaches the IPv4 host through a gateway or the stack itself.
+ */
+function embeddedV4(bytes: number[]): string[] {
+  const zero = (from: number, to: number) => bytes.slice(from, to).every((x) => x === 0);
+  if (zero(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return [v4(bytes, 12)];
+  if (zero(0, 12)) return [v4(bytes, 12)];
+  if (zero(0, 8) && bytes[8] === 0xff && bytes[9] === 0xff && zero(10, 12)) return [v4(bytes, 12)];
+  if (bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zero(4, 12)) return [v4(bytes, 12)];
+  if (bytes[0] === 0x20 && bytes[1] === 0x02) return [v4(bytes, 2)];
+  if (bytes[0] === 0x20 && bytes[1] === 0x01 && bytes[2] === 0 && bytes[3] === 0) {
+    return [v4(bytes, 4), bytes.slice(12, 16).map((x) => x ^ 0xff).join('.')];
+  }
+  return [];
+}
+
+/** Names that reach the machine itself or its provider's internals whatever DNS says. */
+export function isInternalName(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  if (net.isIP(name.replace(/^\[|\]$/g, '')) !== 0) return false;
+  // A single label is completed by the resolver's search domains: an intranet name.
+  if (!name.includes('.')) return true;
+  return /(^|\.)(localhost|internal|home\.arpa|local)$/.test(name);
+}
 
 /** Decides whether an address or host may be a test target. */
 export class TargetGuard {
@@ -33,7 +83,10 @@ export class TargetGuard {
    * an origin lets through only that scheme, host and port — how the demo site is allowed without
    * opening every loopback port to callers.
    */
-  constructor(allow: readonly string[] = []) {
+  private readonly resolve: Resolver;
+
+  constructor(allow: readonly string[] = [], options: { resolver?: Resolver } = {}) {
+    this.resolve = options.resolver ?? systemResolver;
     for (const entry of allow) {
       if (/^https?:\/\//i.test(entry)) {
         this.allowedOrigins.add(new URL(entry).origin);
@@ -52,14 +105,18 @@ export class TargetGuard {
 
   /** True when the address may be connected to. */
   isAllowedAddress(address: string): boolean {
-    let ip = address.replace(/^\[|\]$/g, '');
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-    if (mapped) ip = mapped[1];
+    const ip = address.replace(/^\[|\]$/g, '');
+    // net.isIP, not ipaddr.isValid: the latter also takes 0x7f.1 and other shorthands, which
+    // only a URL parser (that writes them out) may turn into an address.
     const family = net.isIP(ip);
     if (family === 0) return false;
     const type = family === 4 ? 'ipv4' : 'ipv6';
     if (this.allowed.check(ip, type)) return true;
-    return !blocked.check(ip, type);
+    if (family === 4) return !blocked.check(ip, 'ipv4');
+    const bytes = ipaddr.IPv6.parse(ip).toByteArray();
+    const carried = embeddedV4(bytes);
+    if (carried.length > 0) return carried.every((a) => this.allowed.check(a, 'ipv4') || !blocked.check(a, 'ipv4'));
+    return !blocked.check(ip, 'ipv6');
   }
 
   isAllowedHost(host: string): boolean {
@@ -89,7 +146,12 @@ export class TargetGuard {
   /** A lookup for one URL: lets an allowlisted origin through, else the connect-time check. */
   lookupFor(url: URL): (hostname: string, options: dns.LookupOptions, callback: (...args: any[]) => void) => void {
     if (!this.isAllowedOrigin(url)) return this.lookup;
-    return (hostname, options, callback) => dns.lookup(hostname, options, callback);
+    return (hostname, options, callback) => {
+      this.resolve(hostname).then((list) => {
+        if (list.length === 0) return callback(new WebperfError('TARGET_UNREACHABLE', `The host ${hostname} could not be resolved`));
+        return options.all ? callback(null, list) : callback(null, list[0].address, list[0].family);
+      }, (err: unknown) => callback(err));
+    };
   }
 
   /** Checks a URL's scheme and every address its host resolves to; throws TARGET_BLOCKED. */
@@ -106,7 +168,8 @@ export class TargetGuard {
     if (url.username || url.password) throw new WebperfError('TARGET_BLOCKED', 'Addresses with credentials are not tested');
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (this.isAllowedHost(host) || this.isAllowedOrigin(url)) return url;
-    const addresses = net.isIP(host) ? [host] : await resolveAll(host);
+    if (isInternalName(host)) throw new WebperfError('TARGET_BLOCKED', `The host ${url.hostname} is an internal name, which is not allowed as a test target`);
+    const addresses = net.isIP(host) ? [host] : await this.resolveAll(host);
     for (const address of addresses) {
       if (!this.isAllowedAddress(address)) {
         throw new WebperfError('TARGET_BLOCKED', `The address ${url.hostname} resolves to ${address}, which is not allowed as a test target`);
@@ -115,27 +178,39 @@ export class TargetGuard {
     return url;
   }
 
-  /** A dns.lookup replacement for http/https/tls: refuses blocked addresses at connect time. */
+  /**
+   * A dns.lookup replacement for http/https/tls/net: refuses blocked addresses at connect time, so
+   * the address checked is the address connected (DNS rebinding). Of a name with several
+   * addresses only the allowed ones are offered to the socket.
+   */
   readonly lookup = (hostname: string, options: dns.LookupOptions, callback: (...args: any[]) => void): void => {
-    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err);
-      const list = addresses as dns.LookupAddress[];
-      const ok = this.isAllowedHost(hostname) ? list : list.filter((a) => this.isAllowedAddress(a.address));
+    const allowedHost = this.isAllowedHost(hostname);
+    if (!allowedHost && isInternalName(hostname)) {
+      return callback(new WebperfError('TARGET_BLOCKED', `The host ${hostname} is an internal name, which is not allowed as a test target`));
+    }
+    const literal = net.isIP(hostname);
+    const found = literal !== 0 ? Promise.resolve([{ address: hostname, family: literal }]) : this.resolve(hostname);
+    found.then((list) => {
+      const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
+      const ofFamily = family === 4 || family === 6 ? list.filter((a) => a.family === family) : list;
+      const ok = allowedHost ? ofFamily : ofFamily.filter((a) => this.isAllowedAddress(a.address));
       if (ok.length === 0) {
         const e = new WebperfError('TARGET_BLOCKED', `${hostname} resolves only to addresses that are not allowed as test targets`);
         return callback(e);
       }
       if (options.all) return callback(null, ok);
       return callback(null, ok[0].address, ok[0].family);
-    });
+    }, (err: unknown) => callback(err));
   };
-}
 
-async function resolveAll(host: string): Promise<string[]> {
-  try {
-    const found = await dns.promises.lookup(host, { all: true });
-    return found.map((a) => a.address);
-  } catch {
-    throw new WebperfError('TARGET_UNREACHABLE', `The host ${host} could not be resolved`);
+  /** Every address of a name, through this guard's resolver. */
+  private async resolveAll(host: string): Promise<string[]> {
+    try {
+      const found = await this.resolve(host);
+      if (found.length === 0) throw new Error('no addresses');
+      return found.map((a) => a.address);
+    } catch {
+      throw new WebperfError('TARGET_UNREACHABLE', `The host ${host} could not be resolved`);
+    }
   }
 }
