@@ -3,6 +3,7 @@
  */
 import type { Config } from '../core/config.js';
 import type { Db } from '../core/db/database.js';
+import type { TargetGuard } from '../core/net/target-guard.js';
 import type { PluginRegistry } from '../core/registry.js';
 
 export interface ApiDeps {
@@ -15,6 +16,11 @@ export interface ApiDeps {
    * config.databaseUrl. Without either the caches stay off.
    */
   databaseUrl?: string | null;
+  /**
+   * The target guard for addresses callers give (webhook receivers): the runner's own, so both
+   * judge alike; default one built from config.allowTargets.
+   */
+  guard?: TargetGuard;
 }
 
 declare module 'fastify' {

@@ -27,6 +27,8 @@ export const CHROMIUM_ARGS = [
   '--disable-default-apps',
   '--disable-extensions',
   '--mute-audio',
+  // WebRTC's UDP would bypass the guard proxy every page load goes through (core/gather/guarded-context.ts).
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
 ];
 
 export const CHROMIUM_INSTALL_HINT = 'Chromium was not found: install it with `apt-get install chromium` (or set CHROMIUM_PATH).';

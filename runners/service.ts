@@ -128,6 +128,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       stops.push(demo.close);
       allow.push(new URL(demo.url).origin);
     }
+    const guard = new TargetGuard(allow);
     let worker: Runner | null = null;
     if (options.runner) {
       const pidDir = path.join(config.dataDir, 'chromium');
@@ -139,7 +140,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         db: database.db,
         connectionString: database.url,
         pool,
-        guard: new TargetGuard(allow),
+        guard,
         registry,
         concurrency: config.concurrency,
         jobTimeoutMs: config.jobTimeoutMs,
@@ -152,7 +153,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     let app: FastifyInstance | null = null;
     let apiUrl: string | null = null;
     if (options.api) {
-      app = await buildApp({ db: database.db, config, registry, version: VERSION, databaseUrl: database.url }, { logger: config.env !== 'test' });
+      app = await buildApp({ db: database.db, config, registry, version: VERSION, databaseUrl: database.url, guard }, { logger: config.env !== 'test' });
       await app.listen({ host: config.host, port: config.port });
       apiUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${(app.server.address() as { port: number }).port}`;
       stops.push(() => app!.close());

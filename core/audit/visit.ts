@@ -7,6 +7,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { testPage, type EngineDeps } from '../engine.js';
 import { runAxe } from '../gather/axe.js';
 import { guardRequests } from '../gather/gather.js';
+import { openGuardedContext } from '../gather/guarded-context.js';
 import type { TargetGuard } from '../net/target-guard.js';
 import type { TestPlugin } from '../plugin-api.js';
 import type { TestOutcome } from '../pipeline.js';
@@ -47,9 +48,9 @@ export function testingVisitor(plugins: readonly TestPlugin[], deps: EngineDeps)
 export function crawlOnlyVisitor(browser: Browser | (() => Promise<Browser>), guard: TargetGuard, timeoutMs = 30_000, options: { axe?: boolean } = {}): (url: string) => Promise<Visited> {
   return async (url) => {
     await guard.assertUrl(url);
-    const context = await (typeof browser === 'function' ? await browser() : browser).createBrowserContext();
+    const guarded = await openGuardedContext(typeof browser === 'function' ? await browser() : browser, guard);
     try {
-      const page = await context.newPage();
+      const page = await guarded.context.newPage();
       await guardRequests(page, guard, []);
       await page.goto(url, { waitUntil: 'load', timeout: timeoutMs });
       const rendered = await readRenderedLinks(page);
@@ -57,7 +58,7 @@ export function crawlOnlyVisitor(browser: Browser | (() => Promise<Browser>), gu
       const axe = await runAxe(page);
       return { ...rendered, result: { final_url: page.url(), axe: axe.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, help_url: v.helpUrl, nodes: v.nodes.length })) } };
     } finally {
-      await context.close().catch(() => {});
+      await guarded.close();
     }
   };
 }

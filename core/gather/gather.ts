@@ -1,8 +1,9 @@
 /**
  * The gather step: one page load in Chromium with Lighthouse (performance, accessibility,
  * best practices, SEO), then axe-core's WCAG 2.2 A/AA rules and text extraction in the same
- * loaded page. Every request Chromium makes passes the target guard; the addresses Chromium
- * actually connected to are checked again afterwards.
+ * loaded page. Every request Chromium makes passes the target guard twice: refused early by request
+ * interception, and connected only through the guard proxy (guarded-context.ts), whose recorded
+ * addresses are checked again afterwards.
  */
 import lighthouse from 'lighthouse';
 import { swapLocale } from 'lighthouse/shared/localization/swap-locale.js';
@@ -17,6 +18,7 @@ import { untilAborted } from '../abort.js';
 import { runAxe } from './axe.js';
 import { EXTRACT_PAGE, type extractInline, type extractTexts } from './page-extract.js';
 import { cookieHost, sameSite } from './site.js';
+import { openGuardedContext, remoteAddressesFromProxy, type GuardedContext } from './guarded-context.js';
 
 export interface GatherOptions {
   browser: Browser;
@@ -137,22 +139,22 @@ export async function gather(url: string, options: GatherOptions): Promise<Artif
   const signal = options.signal ? AbortSignal.any([options.signal, limit]) : limit;
   signal.throwIfAborted();
   await guard.assertUrl(url);
-  const context = await browser.createBrowserContext();
+  const guarded = await openGuardedContext(browser, guard);
   // Closing the context is what really stops Lighthouse, axe and the page's own work.
-  const stop = () => void context.close().catch(() => {});
+  const stop = () => void guarded.close();
   signal.addEventListener('abort', stop, { once: true });
   try {
-    return await untilAborted(gatherIn(context, url, options), signal);
+    return await untilAborted(gatherIn(guarded, url, options), signal);
   } catch (err) {
     if (limit.aborted) throw new WebperfError('TIMEOUT', `Loading the page took longer than ${timeoutMs} ms`);
     throw signal.aborted ? signal.reason : err;
   } finally {
     signal.removeEventListener('abort', stop);
-    await context.close().catch(() => {});
+    await guarded.close();
   }
 }
 
-async function gatherIn(context: Awaited<ReturnType<Browser['createBrowserContext']>>, url: string, options: GatherOptions): Promise<Artifacts> {
+async function gatherIn({ context, proxy }: GuardedContext, url: string, options: GatherOptions): Promise<Artifacts> {
   const { guard } = options;
   const page = await context.newPage();
   const blocked: string[] = [];
@@ -172,6 +174,7 @@ async function gatherIn(context: Awaited<ReturnType<Browser['createBrowserContex
   }
   const devtoolsLog = lh.DevtoolsLog ?? lh.devtoolsLogs?.defaultPass ?? [];
   const network = networkFromDevtoolsLog(devtoolsLog);
+  remoteAddressesFromProxy(network, proxy);
   for (const rec of network) {
     if (rec.remoteAddress && /^https?:/.test(rec.url) && !guard.isAllowedConnection(rec.url, rec.remoteAddress)) {
       throw new WebperfError('TARGET_BLOCKED', `The page loaded ${rec.url} from ${rec.remoteAddress}, which is not allowed`);

@@ -86,7 +86,7 @@ async function siteAccess(request: FastifyRequest): Promise<number> {
 
 const webhook: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   const { db, config } = app.deps;
-  const guard = new TargetGuard(config.allowTargets);
+  const guard = app.deps.guard ?? new TargetGuard(config.allowTargets);
   const premium = premiumDoc(opts, config.rateLimitPerMinute);
   const doc = <S extends { description: string }>(schema: S) => premium(schema);
   const describe = (...parts: string[]) => [...parts, CHECKS].join('\n\n');

@@ -1,0 +1,150 @@
+/**
+ * A loopback HTTP proxy in front of Chromium, one per page load. Chromium resolves names itself,
+ * so a check before it connects (request interception) cannot see the address it then connects
+ * to: a name that answers with a public address to the check and a private one to Chromium (DNS
+ * rebinding) would get through. Behind this proxy Chromium resolves nothing; every connection a
+ * page, an iframe, a redirect, a WebSocket or Lighthouse opens is made here, through the target
+ * guard's connect-time lookup, so the address checked is the address connected.
+ *
+ * Plain http requests arrive in absolute form and are forwarded; https (and everything else
+ * Chromium tunnels) arrives as CONNECT host:port and is spliced after the check. A refusal is a
+ * 403 answered before any connection to the target is opened.
+ */
+import http from 'node:http';
+import net from 'node:net';
+import type { TargetGuard } from './target-guard.js';
+
+export interface GuardProxy {
+  /** The proxy's address for Chromium: `http://127.0.0.1:port`. */
+  url: string;
+  /** The address this proxy connected to for `host:port` (the remote address Chromium cannot see). */
+  connectedAddress(host: string, port: number): string | undefined;
+  /** Targets refused (`host:port` or the absolute URL), in order. */
+  refused: string[];
+  close(): Promise<void>;
+}
+
+// Headers of one hop only (RFC 9110 7.6.1), never forwarded.
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+function hostKey(host: string, port: number): string {
+  return `${host.replace(/^\[|\]$/g, '').toLowerCase()}:${port}`;
+}
+
+function defaultPort(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+}
+
+/** Raw header pairs without hop-by-hop ones (and those named by Connection). */
+function forwardable(raw: string[]): string[] {
+  const named = new Set<string>();
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i].toLowerCase() === 'connection') for (const n of raw[i + 1].split(',')) named.add(n.trim().toLowerCase());
+  }
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i].toLowerCase();
+    if (!HOP_BY_HOP.has(name) && !named.has(name)) out.push(raw[i], raw[i + 1]);
+  }
+  return out;
+}
+
+export async function startGuardProxy(guard: TargetGuard): Promise<GuardProxy> {
+  const connected = new Map<string, string>();
+  const refused: string[] = [];
+  const sockets = new Set<net.Socket>();
+  const track = (s: net.Socket) => {
+    sockets.add(s);
+    s.once('close', () => sockets.delete(s));
+  };
+
+  const server = http.createServer((req, res) => {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '');
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    guard.assertUrl(url.href).then(() => {
+      const upstream = http.request(url, {
+        method: req.method,
+        headers: forwardable(req.rawHeaders) as unknown as http.OutgoingHttpHeaders,
+        lookup: guard.lookupFor(url) as any,
+        agent: false,
+      }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardable(answer.rawHeaders) as unknown as http.OutgoingHttpHeaders);
+        answer.pipe(res);
+      });
+      upstream.once('socket', (s) => {
+        track(s);
+        s.once('connect', () => connected.set(hostKey(url.hostname, defaultPort(url)), s.remoteAddress ?? ''));
+      });
+      upstream.on('error', () => {
+        if (!res.headersSent) res.writeHead(502).end();
+        else res.destroy();
+      });
+      req.pipe(upstream);
+    }, () => {
+      refused.push(url.href);
+      res.writeHead(403, { 'content-type': 'text/plain' }).end('Refused by the target guard\n');
+    });
+  });
+
+  server.on('connection', track);
+
+  server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
+    const target = req.url ?? '';
+    let url: URL;
+    try {
+      url = new URL(`https://${target}/`);
+      if (!url.port) throw new Error('no port');
+    } catch {
+      client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+      return;
+    }
+    const port = Number(url.port);
+    guard.assertUrl(url.href).then(() => {
+      const host = url.hostname.replace(/^\[|\]$/g, '');
+      const upstream = net.connect({ host, port, lookup: guard.lookupFor(url) as any });
+      track(upstream);
+      let open = false;
+      upstream.once('connect', () => {
+        open = true;
+        connected.set(hostKey(host, port), upstream.remoteAddress ?? '');
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        if (head.length > 0) upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.once('error', () => {
+        if (open) client.destroy();
+        else client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
+      });
+      client.once('error', () => upstream.destroy());
+      client.once('close', () => upstream.destroy());
+    }, () => {
+      refused.push(target);
+      client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+    });
+  });
+
+  // Plain WebSockets and other upgrades are not tunnelled by Chromium through absolute-form
+  // requests; none is forwarded.
+  server.on('upgrade', (_req, socket: net.Socket) => socket.destroy());
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    connectedAddress: (host, p) => connected.get(hostKey(host, p)),
+    refused,
+    close: () => new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => resolve());
+    }),
+  };
+}
