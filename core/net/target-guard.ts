@@ -180,8 +180,7 @@ export class TargetGuard {
 
   /**
    * A dns.lookup replacement for http/https/tls/net: refuses blocked addresses at connect time, so
-   * the address checked is the address connected (DNS rebinding). Of a name with several
-   * addresses only the allowed ones are offered to the socket.
+   * the address checked is the address connected (DNS rebinding).
    */
   readonly lookup = (hostname: string, options: dns.LookupOptions, callback: (...args: any[]) => void): void => {
     const allowedHost = this.isAllowedHost(hostname);
@@ -193,11 +192,12 @@ export class TargetGuard {
     found.then((list) => {
       const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
       const ofFamily = family === 4 || family === 6 ? list.filter((a) => a.family === family) : list;
-      const ok = allowedHost ? ofFamily : ofFamily.filter((a) => this.isAllowedAddress(a.address));
-      if (ok.length === 0) {
-        const e = new WebperfError('TARGET_BLOCKED', `${hostname} resolves only to addresses that are not allowed as test targets`);
-        return callback(e);
-      }
+      // One refused address refuses the name, as assertUrl does: a name that also points inside
+      // is not a public target, whichever of its addresses the socket would pick.
+      const bad = allowedHost ? undefined : list.find((a) => !this.isAllowedAddress(a.address));
+      if (bad) return callback(new WebperfError('TARGET_BLOCKED', `${hostname} resolves to ${bad.address}, which is not allowed as a test target`));
+      const ok = ofFamily;
+      if (ok.length === 0) return callback(new WebperfError('TARGET_UNREACHABLE', `The host ${hostname} has no ${family === 6 ? 'IPv6' : 'IPv4'} address`));
       if (options.all) return callback(null, ok);
       return callback(null, ok[0].address, ok[0].family);
     }, (err: unknown) => callback(err));

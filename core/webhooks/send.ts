@@ -6,7 +6,6 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
 import type { TargetGuard } from '../net/target-guard.js';
@@ -35,10 +34,9 @@ export async function sendWebhook(guard: TargetGuard, rawUrl: string, msg: Signe
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
-    const url = new URL(rawUrl);
-    // A literal address never reaches the lookup below, so it is checked here; names are
-    // checked by the guarded lookup when the connection is made.
-    if (net.isIP(url.hostname.replace(/^\[|\]$/g, '')) !== 0 || url.protocol !== 'http:' && url.protocol !== 'https:') await guard.assertUrl(rawUrl);
+    // The whole check (scheme, internal names, every address of the name) on every attempt; the
+    // guarded lookup below checks again the address actually connected (DNS rebinding).
+    const url = await guard.assertUrl(rawUrl);
     const status = await post(guard, url, msg, AbortSignal.timeout(timeoutMs));
     return { status, error: status >= 200 && status < 300 ? null : `HTTP ${status}`, durationMs: elapsed() };
   } catch (err) {

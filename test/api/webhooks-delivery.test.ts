@@ -236,7 +236,7 @@ t.test('connect time: the guard refuses a name that resolves to a blocked addres
   t.equal(rx.got.length, 0, 'nothing reached the receiver');
   const rows = await db.selectFrom('webhook_deliveries').selectAll().orderBy('id').execute();
   t.same(rows.map((r) => r.status), ['failed', 'failed']);
-  t.equal(rows[0].last_error, 'localhost resolves only to addresses that are not allowed as test targets');
+  t.equal(rows[0].last_error, 'The host localhost is an internal name, which is not allowed as a test target');
   t.equal(rows[1].last_error, 'The address 127.0.0.1 resolves to 127.0.0.1, which is not allowed as a test target');
 });
 
