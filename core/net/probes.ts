@@ -6,6 +6,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
+import { isWebperfError } from '../errors.js';
 import type { ProbeResponse, Probes, TlsProbe } from '../plugin-api.js';
 import type { TargetGuard } from './target-guard.js';
 
@@ -118,7 +119,7 @@ export function createProbes(guard: TargetGuard, options: ProbeOptions = {}): Pr
     return { url: current, status: 0, headers: {}, body: '', chain, error: 'Too many redirects' };
   }
 
-  async function tryVersion(host: string, port: number, version: tls.SecureVersion): Promise<tls.TLSSocket | null> {
+  async function tryVersion(host: string, port: number, version: tls.SecureVersion): Promise<tls.TLSSocket | Error | null> {
     return new Promise((resolve) => {
       const socket = tls.connect({
         host,
@@ -135,7 +136,8 @@ export function createProbes(guard: TargetGuard, options: ProbeOptions = {}): Pr
         timeout: timeoutMs,
       });
       socket.once('secureConnect', () => resolve(socket));
-      socket.once('error', () => resolve(null));
+      // The guard's connect-time refusal is the answer for every version; other errors are one version not offered.
+      socket.once('error', (err) => resolve(isWebperfError(err) ? err : null));
       socket.once('timeout', () => {
         socket.destroy();
         resolve(null);
@@ -149,6 +151,7 @@ export function createProbes(guard: TargetGuard, options: ProbeOptions = {}): Pr
     let alpn: string | null = null;
     for (const version of ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as tls.SecureVersion[]) {
       const socket = await tryVersion(host, port, version);
+      if (socket instanceof Error) return { versions: [], certificate: null, alpn: null, error: socket.message };
       if (!socket) continue;
       versions.push(version);
       if (!certificate) {
@@ -192,8 +195,10 @@ export function createProbes(guard: TargetGuard, options: ProbeOptions = {}): Pr
       if (!hit) {
         hit = (async () => {
           try {
-            const url = await guard.assertUrl(`https://${host}:${port}/`);
-            return await doTls(url.hostname, port);
+            // Plugins pass a URL's hostname, brackets and all for IPv6; a bare IPv6 address is bracketed here.
+            const bare = host.replace(/^\[|\]$/g, '');
+            const url = await guard.assertUrl(`https://${net.isIP(bare) === 6 ? `[${bare}]` : bare}:${port}/`);
+            return await doTls(url.hostname.replace(/^\[|\]$/g, ''), port);
           } catch (err) {
             return { versions: [], certificate: null, alpn: null, error: err instanceof Error ? err.message : String(err) };
           }
