@@ -13,7 +13,8 @@ import type net from 'node:net';
 import type { Browser } from 'puppeteer-core';
 import { crawl } from '../../core/audit/crawl.js';
 import { crawlOnlyVisitor } from '../../core/audit/visit.js';
-import { gather } from '../../core/gather/gather.js';
+import { gather, guardRequests } from '../../core/gather/gather.js';
+import { openGuardedContext } from '../../core/gather/guarded-context.js';
 import { createProbes } from '../../core/net/probes.js';
 import { readSitemaps } from '../../core/net/sitemap.js';
 import { TargetGuard, type ResolvedAddress, type Resolver } from '../../core/net/target-guard.js';
@@ -284,72 +285,112 @@ export async function runNodeMatrix(arena: Arena, paths: Record<string, NodePath
 /** Chromium's flags for the matrix: every name maps to 127.0.0.1, so a name Chromium resolved itself would reach a counting listener. */
 export const MATRIX_BROWSER_ARGS = ['--host-resolver-rules=MAP * 127.0.0.1'];
 
+const IN_PAGE = ['subresource img', 'iframe', 'fetch() from the page', 'redirect inside the browser (iframe)', 'top-level redirect'] as const;
+
+function pageFor(arena: Arena, forms: AddressForm[], withSourceMaps: boolean): string {
+  const parts = forms.map((f) => {
+    const [img, iframe, fetchUrl, redirected] = IN_PAGE.map((k) => arena.target(f, k));
+    const map = arena.target(f, 'Lighthouse source-map fetch');
+    return `<img src="${img}" alt=""><iframe src="${iframe}" title="a"></iframe>
+      <iframe src="${arena.site}/go?to=${encodeURIComponent(redirected)}" title="b"></iframe>
+      <script>fetch(${JSON.stringify(fetchUrl)}).catch(() => {})</script>
+      ${withSourceMaps ? `<script src="${arena.site}/app-${slug(f.id)}.js?to=${encodeURIComponent(map)}"></script>` : ''}`;
+  });
+  return `<!doctype html><html lang="en"><title>Guard matrix</title><main><h1>Guard matrix</h1>${parts.join('\n')}</main></html>`;
+}
+
+const pathnameOf = (url: string) => {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return '';
+  }
+};
+
 /**
- * The Chromium paths, in one browser: start pages and one-off addresses (the gather's check),
- * a top-level redirect in a page load (the crawl's visitor), and one Lighthouse gather of a page
- * that holds, for every form, an image, an iframe, a fetch(), an iframe redirected to it and a
- * script whose source map Lighthouse fetches itself.
+ * The Chromium paths, in one browser. Always: start pages and one-off addresses (the gather's
+ * check), and one guarded page load (the gather's and the crawl's two layers: request interception
+ * and the guard proxy) of a page that points an image, an iframe, a fetch() and a redirected
+ * iframe at every form, then a top-level redirect to every form in the same guarded page. With
+ * `full` (the chaos run; too slow for CI): the audit crawl's visitor redirected to every form, and
+ * a whole Lighthouse gather of the page, whose scripts' source maps Lighthouse fetches itself.
  */
-export async function runBrowserMatrix(arena: Arena, browser: Browser, signal?: AbortSignal): Promise<CaseResult[]> {
+export async function runBrowserMatrix(arena: Arena, browser: Browser, options: { full?: boolean; signal?: AbortSignal } = {}): Promise<CaseResult[]> {
+  const { signal } = options;
   const forms = FORMS.filter((f) => f.browser);
   const out: CaseResult[] = [];
+  const push = (path: string, form: AddressForm, refused: boolean, connections: number, detail: string) =>
+    out.push({ path, form: form.id, expected: true, refused, connections, detail });
+
   for (const form of forms) {
     signal?.throwIfAborted();
     const path = 'start page (re-test order, one-off address)';
     const before = arena.connections();
-    const err = await gather(arena.target(form, path), { browser, guard: arena.guard(), timeoutMs: 30_000 }).then(() => null, (e: Error) => e);
-    out.push({ path, form: form.id, expected: true, refused: err !== null && REFUSAL.test(err.message), connections: arena.connections() - before, detail: err?.message ?? 'loaded' });
+    const err = await gather(arena.target(form, path), { browser, guard: arena.guard(), timeoutMs: 60_000, signal }).then(() => null, (e: Error) => e);
+    push(path, form, err !== null && REFUSAL.test(err.message), arena.connections() - before, err?.message ?? 'loaded');
   }
+
+  // One guarded page, as gather() and the crawl's visitor open it, watched from outside.
+  arena.setPage(() => pageFor(arena, forms, false));
+  const guard = arena.guard();
+  const guarded = await openGuardedContext(browser, guard);
+  try {
+    const page = await guarded.context.newPage();
+    const outcome = new Map<string, string[]>();
+    const note = (url: string, what: string) => outcome.set(pathnameOf(url), [...(outcome.get(pathnameOf(url)) ?? []), what]);
+    page.on('requestfailed', (r) => note(r.url(), `failed ${r.failure()?.errorText ?? ''}`));
+    page.on('response', (r) => note(r.url(), `HTTP ${r.status()}`));
+    await guardRequests(page, guard, []);
+    const before = arena.connections();
+    await page.goto(`${arena.site}/page`, { waitUntil: 'load', timeout: 60_000 });
+    // fetch() and iframes settle after load; the page's own promise says when.
+    await page.waitForNetworkIdle({ idleTime: 300, timeout: 30_000 }).catch(() => {});
+    for (const form of forms) {
+      signal?.throwIfAborted();
+      const top = arena.target(form, 'top-level redirect');
+      await page.goto(`${arena.site}/go?to=${encodeURIComponent(top)}`, { timeout: 15_000 }).catch(() => null);
+    }
+    const connections = arena.connections() - before;
+    for (const form of forms) {
+      for (const kind of IN_PAGE) {
+        const seen = outcome.get(pathnameOf(arena.target(form, kind))) ?? [];
+        const refused = seen.length > 0 && seen.every((x) => x.startsWith('failed'));
+        push(kind, form, refused, connections, seen.join('; ') || 'not requested');
+      }
+    }
+  } finally {
+    await guarded.close();
+  }
+  if (!options.full) return out;
+
   for (const form of forms) {
     signal?.throwIfAborted();
-    const path = 'redirect of a page load (audit crawl visit)';
+    const path = 'redirect of a page load (audit crawl visitor)';
     const before = arena.connections();
     const visit = crawlOnlyVisitor(browser, arena.guard(), 15_000);
     const err = await visit(`${arena.site}/go?to=${encodeURIComponent(arena.target(form, path))}`).then(() => null, (e: Error) => e);
-    out.push({ path, form: form.id, expected: true, refused: err !== null, connections: arena.connections() - before, detail: err?.message.split('\n')[0] ?? 'loaded' });
+    push(path, form, err !== null, arena.connections() - before, err?.message.split('\n')[0] ?? 'loaded');
   }
 
-  const kinds = ['subresource img', 'iframe', 'fetch() from the page', 'redirect inside the browser (iframe)', 'Lighthouse source-map fetch'];
-  const targets = (form: AddressForm) => kinds.map((k) => arena.target(form, k));
-  arena.setPage(() => {
-    const parts = forms.map((f) => {
-      const [img, iframe, fetchUrl, redirected, map] = targets(f);
-      return `<img src="${img}" alt=""><iframe src="${iframe}" title="x"></iframe>
-        <iframe src="${arena.site}/go?to=${encodeURIComponent(redirected)}" title="y"></iframe>
-        <script>fetch(${JSON.stringify(fetchUrl)}).catch(() => {})</script>
-        <script src="${arena.site}/app-${slug(f.id)}.js?to=${encodeURIComponent(map)}"></script>`;
-    });
-    return `<!doctype html><html lang="en"><title>Guard matrix</title><main><h1>Guard matrix</h1>${parts.join('\n')}</main></html>`;
-  });
-  const guard = arena.guard();
-  const probes = recording(createProbes(guard, { timeoutMs: 3000 }));
+  arena.setPage(() => pageFor(arena, forms, true));
+  const lhGuard = arena.guard();
+  const probes = recording(createProbes(lhGuard, { timeoutMs: 3000 }));
   const before = arena.connections();
-  const artifacts = await gather(`${arena.site}/page`, { browser, guard, probes, timeoutMs: 120_000, signal });
+  const artifacts = await gather(`${arena.site}/page`, { browser, guard: lhGuard, probes, timeoutMs: 240_000, signal });
   const connections = arena.connections() - before;
-  const seen = (pathname: string) => artifacts.network.filter((r) => {
-    try {
-      return new URL(r.url).pathname === pathname;
-    } catch {
-      return false;
-    }
-  });
   for (const form of forms) {
-    targets(form).forEach((target, i) => {
-      const pathname = new URL(target).pathname;
-      let refused: boolean;
-      let detail: string;
-      if (i === 4) {
-        const res = [...probes.answers.entries()].find(([u]) => new URL(u).pathname === pathname)?.[1];
-        refused = res !== undefined && res.status === 0 && REFUSAL.test(res.error ?? '');
-        detail = res?.error ?? 'not fetched by Lighthouse';
+    for (const kind of [...IN_PAGE.slice(0, 4), 'Lighthouse source-map fetch']) {
+      const pathname = pathnameOf(arena.target(form, kind));
+      const path = `Lighthouse gather: ${kind}`;
+      if (kind === 'Lighthouse source-map fetch') {
+        const res = [...probes.answers.entries()].find(([u]) => pathnameOf(u) === pathname)?.[1];
+        push(path, form, res !== undefined && res.status === 0 && REFUSAL.test(res.error ?? ''), connections, res?.error ?? 'not fetched by Lighthouse');
       } else {
-        const records = seen(pathname);
-        refused = records.length > 0 && records.every((r) => r.failed || r.status === 0);
-        detail = records.length === 0 ? 'not requested' : records.map((r) => (r.failed ? 'failed' : `HTTP ${r.status}`)).join(', ');
+        const records = artifacts.network.filter((r) => pathnameOf(r.url) === pathname);
+        const refused = records.length > 0 && records.every((r) => r.failed || r.status === 0);
+        push(path, form, refused, connections, records.map((r) => (r.failed ? 'failed' : `HTTP ${r.status}`)).join(', ') || 'not requested');
       }
-      // The whole page's connections are shared by its cases: any one fails them all.
-      out.push({ path: kinds[i], form: form.id, expected: true, refused, connections, detail });
-    });
+    }
   }
   return out;
 }

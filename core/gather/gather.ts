@@ -47,8 +47,12 @@ export const LIGHTHOUSE_FLAGS = {
 
 export { AXE_TAGS } from './axe.js';
 
-/** Refuses, inside Chromium, every request whose host the guard does not allow. */
-export async function guardRequests(page: Page, guard: TargetGuard, blocked: string[]): Promise<void> {
+/**
+ * Refuses, inside Chromium, every request whose host the guard does not allow. `onPageRefused` is
+ * told when the refused request is the page itself (its first load or a redirect of it): nothing
+ * is left to test, and Lighthouse would otherwise wait for a load that never comes.
+ */
+export async function guardRequests(page: Page, guard: TargetGuard, blocked: string[], onPageRefused?: (url: string) => void): Promise<void> {
   const verdicts = new Map<string, Promise<boolean>>();
   await page.setRequestInterception(true);
   page.on('request', (request) => {
@@ -67,6 +71,7 @@ export async function guardRequests(page: Page, guard: TargetGuard, blocked: str
     void verdict.then((ok) => {
       if (ok) return request.continue();
       blocked.push(url);
+      if (request.isNavigationRequest() && request.frame() === page.mainFrame()) onPageRefused?.(url);
       return request.abort('blockedbyclient');
     }).catch(() => {});
   });
@@ -136,7 +141,8 @@ export async function gather(url: string, options: GatherOptions): Promise<Artif
   const { browser, guard } = options;
   const timeoutMs = options.timeoutMs ?? 120_000;
   const limit = AbortSignal.timeout(timeoutMs);
-  const signal = options.signal ? AbortSignal.any([options.signal, limit]) : limit;
+  const refused = new AbortController();
+  const signal = AbortSignal.any([refused.signal, limit, ...(options.signal ? [options.signal] : [])]);
   signal.throwIfAborted();
   await guard.assertUrl(url);
   const guarded = await openGuardedContext(browser, guard);
@@ -144,7 +150,8 @@ export async function gather(url: string, options: GatherOptions): Promise<Artif
   const stop = () => void guarded.close();
   signal.addEventListener('abort', stop, { once: true });
   try {
-    return await untilAborted(gatherIn(guarded, url, options), signal);
+    const onPageRefused = (to: string) => refused.abort(new WebperfError('TARGET_BLOCKED', `The page ${to} is not allowed as a test target`));
+    return await untilAborted(gatherIn(guarded, url, options, onPageRefused), signal);
   } catch (err) {
     if (limit.aborted) throw new WebperfError('TIMEOUT', `Loading the page took longer than ${timeoutMs} ms`);
     throw signal.aborted ? signal.reason : err;
@@ -154,7 +161,7 @@ export async function gather(url: string, options: GatherOptions): Promise<Artif
   }
 }
 
-async function gatherIn({ context, proxy }: GuardedContext, url: string, options: GatherOptions): Promise<Artifacts> {
+async function gatherIn({ context, proxy }: GuardedContext, url: string, options: GatherOptions, onPageRefused: (url: string) => void): Promise<Artifacts> {
   const { guard } = options;
   const page = await context.newPage();
   const blocked: string[] = [];
@@ -163,7 +170,7 @@ async function gatherIn({ context, proxy }: GuardedContext, url: string, options
     if (m.type() === 'error') consoleErrors.push(m.text());
   });
   page.on('pageerror', (e) => consoleErrors.push(e instanceof Error ? e.message : String(e)));
-  await guardRequests(page, guard, blocked);
+  await guardRequests(page, guard, blocked, onPageRefused);
 
   options.onPhase?.('lighthouse');
   const result = await withGuardedLighthouseFetches(options.probes ?? createProbes(guard), () => lighthouse(url, { ...LIGHTHOUSE_FLAGS }, undefined, page as any));

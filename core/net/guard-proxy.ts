@@ -7,8 +7,8 @@
  * guard's connect-time lookup, so the address checked is the address connected.
  *
  * Plain http requests arrive in absolute form and are forwarded; https (and everything else
- * Chromium tunnels) arrives as CONNECT host:port and is spliced after the check. A refusal is a
- * 403 answered before any connection to the target is opened.
+ * Chromium tunnels) arrives as CONNECT host:port and is spliced after the check. A refusal (a
+ * closed connection, or 403 to a CONNECT) comes before any connection to the target is opened.
  */
 import http from 'node:http';
 import net from 'node:net';
@@ -86,8 +86,9 @@ export async function startGuardProxy(guard: TargetGuard): Promise<GuardProxy> {
       });
       req.pipe(upstream);
     }, () => {
+      // No answer at all: a 403 would look to Chromium, Lighthouse and the plugins like the site's own.
       refused.push(url.href);
-      res.writeHead(403, { 'content-type': 'text/plain' }).end('Refused by the target guard\n');
+      req.socket.destroy();
     });
   });
 
