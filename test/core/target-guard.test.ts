@@ -9,7 +9,11 @@ t.test('addresses: private, loopback, link-local, metadata and reserved ranges a
     '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fd00::1', 'fc00::2', '::ffff:127.0.0.1', '::ffff:10.1.2.3', 'not-an-ip']) {
     t.equal(guard.isAllowedAddress(blocked), false, blocked);
   }
-  for (const allowed of ['93.184.216.34', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) {
+  // IPv6 that carries a blocked IPv4 (6to4, Teredo server or client, compatible, NAT64), and site-local.
+  for (const carried of ['2002:a00:1::1', '2002:7f00:1::', '2001:0:a9fe:a9fe::1', '2001:0:5db8:d822:8000:63bf:80ff:fffe', '::a00:1', '64:ff9b::7f00:1', 'fec0::1', '::ffff:7f00:1']) {
+    t.equal(guard.isAllowedAddress(carried), false, carried);
+  }
+  for (const allowed of ['93.184.216.34', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:5db8:d822::1', '64:ff9b::5db8:d822']) {
     t.equal(guard.isAllowedAddress(allowed), true, allowed);
   }
 });
