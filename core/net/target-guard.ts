@@ -3,7 +3,8 @@
  * passes it. Private, loopback, link-local, carrier-grade NAT, multicast, reserved and cloud
  * metadata addresses are refused unless the operator allowlists them (CIDRs or host names), and
  * so are IPv6 addresses that carry such an IPv4 address (mapped, NAT64, 6to4, Teredo) and names
- * that are internal whatever DNS says (localhost, *.internal, single labels). Address shorthands
+ * that are internal whatever DNS says (localhost, *.internal, single labels; only addresses the
+ * operator allowlisted let such a name through). Address shorthands
  * (2130706433, 0x7f000001, 0177.0.0.1, 127.1) are written out by the URL parser before the check.
  * The check runs on resolved addresses at connect time (`lookup`), so DNS rebinding and redirects
  * to internal addresses are refused too; the guard resolves through one injectable Resolver.
@@ -84,6 +85,7 @@ export class TargetGuard {
    * opening every loopback port to callers.
    */
   private readonly resolve: Resolver;
+  private hasAllowedRanges = false;
 
   constructor(allow: readonly string[] = [], options: { resolver?: Resolver } = {}) {
     this.resolve = options.resolver ?? systemResolver;
@@ -100,6 +102,7 @@ export class TargetGuard {
       }
       const type = family === 4 ? 'ipv4' : 'ipv6';
       this.allowed.addSubnet(addr, bits === undefined ? (family === 4 ? 32 : 128) : Number(bits), type);
+      this.hasAllowedRanges = true;
     }
   }
 
@@ -117,6 +120,13 @@ export class TargetGuard {
     const carried = embeddedV4(bytes);
     if (carried.length > 0) return carried.every((a) => this.allowed.check(a, 'ipv4') || !blocked.check(a, 'ipv4'));
     return !blocked.check(ip, 'ipv6');
+  }
+
+  /** The operator allowlisted this address itself (not merely: it is public). */
+  private isAllowlistedAddress(address: string): boolean {
+    const ip = address.replace(/^\[|\]$/g, '');
+    const family = net.isIP(ip);
+    return family !== 0 && this.allowed.check(ip, family === 4 ? 'ipv4' : 'ipv6');
   }
 
   isAllowedHost(host: string): boolean {
@@ -168,7 +178,12 @@ export class TargetGuard {
     if (url.username || url.password) throw new WebperfError('TARGET_BLOCKED', 'Addresses with credentials are not tested');
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (this.isAllowedHost(host) || this.isAllowedOrigin(url)) return url;
-    if (isInternalName(host)) throw new WebperfError('TARGET_BLOCKED', `The host ${url.hostname} is an internal name, which is not allowed as a test target`);
+    if (isInternalName(host)) {
+      // Only the operator's own ranges let an internal name through (tests allowlist loopback, and localhost with it).
+      const addresses = this.hasAllowedRanges ? await this.resolveAll(host).catch(() => []) : [];
+      if (addresses.length > 0 && addresses.every((a) => this.isAllowlistedAddress(a))) return url;
+      throw new WebperfError('TARGET_BLOCKED', `The host ${url.hostname} is an internal name, which is not allowed as a test target`);
+    }
     const addresses = net.isIP(host) ? [host] : await this.resolveAll(host);
     for (const address of addresses) {
       if (!this.isAllowedAddress(address)) {
@@ -184,12 +199,13 @@ export class TargetGuard {
    */
   readonly lookup = (hostname: string, options: dns.LookupOptions, callback: (...args: any[]) => void): void => {
     const allowedHost = this.isAllowedHost(hostname);
-    if (!allowedHost && isInternalName(hostname)) {
-      return callback(new WebperfError('TARGET_BLOCKED', `The host ${hostname} is an internal name, which is not allowed as a test target`));
-    }
+    const internal = !allowedHost && isInternalName(hostname);
+    const internalError = () => new WebperfError('TARGET_BLOCKED', `The host ${hostname} is an internal name, which is not allowed as a test target`);
+    if (internal && !this.hasAllowedRanges) return callback(internalError());
     const literal = net.isIP(hostname);
     const found = literal !== 0 ? Promise.resolve([{ address: hostname, family: literal }]) : this.resolve(hostname);
     found.then((list) => {
+      if (internal && !(list.length > 0 && list.every((a) => this.isAllowlistedAddress(a.address)))) return callback(internalError());
       const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
       const ofFamily = family === 4 || family === 6 ? list.filter((a) => a.family === family) : list;
       // One refused address refuses the name, as assertUrl does: a name that also points inside

@@ -71,3 +71,14 @@ t.test('probes check every redirect hop at connect time', async (t) => {
   t.equal(manual.headers.location, `http://127.0.0.1:${targetPort}/admin`);
   t.equal(await probes.fetch(`${origin}/`), res, 'memoised per run');
 });
+
+t.test('internal names: refused whatever they resolve to, unless every address is in the operator allowlist', async (t) => {
+  const resolver = async (host: string) => [{ address: host === 'localhost' ? '127.0.0.1' : '10.0.0.7', family: 4 }];
+  const none = new TargetGuard([], { resolver });
+  for (const name of ['localhost', 'LOCALHOST.', 'app.localhost', 'metadata.google.internal', 'ip-10-0-0-7.ec2.internal', 'intranet', 'printer.home.arpa']) {
+    await t.rejects(none.assertUrl(`http://${name}/`), { code: 'TARGET_BLOCKED', message: /is an internal name/ }, name);
+  }
+  const loopback = new TargetGuard(['127.0.0.0/8'], { resolver });
+  t.equal((await loopback.assertUrl('http://localhost:8080/')).hostname, 'localhost', 'localhost is let through by an allowlisted 127.0.0.0/8');
+  await t.rejects(loopback.assertUrl('http://intranet/'), { code: 'TARGET_BLOCKED', message: /is an internal name/ }, 'but not a name outside it');
+});
