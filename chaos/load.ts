@@ -29,6 +29,9 @@ import { saveRunResults } from '../core/store/runs.js';
 import { runWorkerMigrations } from '../runners/worker.js';
 import { outcome } from '../test/helpers/seed.js';
 
+/** Longest a single request may take before it counts as an error (no answer). */
+const REQUEST_MS = 30_000;
+
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** A running service: its loopback base URL and a handle on its database. */
@@ -115,6 +118,11 @@ export function percentile(ms: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
+/** Stops new requests at the caller's abort or after `durationMs`; requests under way finish. */
+function within(signal: AbortSignal, durationMs?: number): AbortSignal {
+  return durationMs === undefined ? signal : AbortSignal.any([signal, AbortSignal.timeout(durationMs)]);
+}
+
 /** Runs `count` tasks with at most `concurrency` at once; stops starting new ones on abort. */
 async function pooled(count: number, concurrency: number, signal: AbortSignal, task: (i: number) => Promise<void>): Promise<number> {
   let next = 0;
@@ -174,16 +182,17 @@ export interface OrderRace {
  * connections: 7 in 10 re-tests of one test type (1 credit), 3 in 10 one-off tests of one page
  * (15 credits). Then the books: per site the credits charged against its ceiling and the answers.
  */
-export async function raceOrders(options: { base: string; db: Db; sites: OrderSite[]; orders: number; connections: number; signal: AbortSignal }): Promise<OrderRace> {
+export async function raceOrders(options: { base: string; db: Db; sites: OrderSite[]; orders: number; connections: number; durationMs?: number; signal: AbortSignal }): Promise<OrderRace> {
   const { base, db, sites } = options;
-  const pool = new Pool(base, { connections: options.connections, pipelining: 1 });
+  // Each request bounded by the pool's timeouts; the run by `signal`, checked between requests.
+  const pool = new Pool(base, { connections: options.connections, pipelining: 1, headersTimeout: REQUEST_MS, bodyTimeout: REQUEST_MS });
   const answers: { site: OrderSite; cost: number; status: number; orderId: number | null }[] = [];
   const latencies: number[] = [];
   let errors = 0;
   const firstErrors: string[] = [];
   const started = performance.now();
   try {
-    await pooled(options.orders, options.connections, options.signal, async (i) => {
+    await pooled(options.orders, options.connections, within(options.signal, options.durationMs), async (i) => {
       const site = sites[i % sites.length];
       // The kind turns per round over the sites, so every site gets both kinds.
       const once = Math.floor(i / sites.length) % 10 >= 7;
@@ -193,10 +202,9 @@ export async function raceOrders(options: { base: string; db: Db; sites: OrderSi
           ? await pool.request({
             path: '/test_once/', method: 'POST',
             headers: { 'api-key': site.key, 'site-id': String(site.siteId), 'content-type': 'application/x-www-form-urlencoded' },
-            body: `urls=${encodeURIComponent(`${site.url}sida-${i}`)}`,
-            signal: options.signal,
+            body: `urls=${encodeURIComponent(`${site.url}sida-${i}`)}`
           })
-          : await pool.request({ path: '/retest/', method: 'POST', headers: { 'api-key': site.key, 'site-id': String(site.siteId), testnums: '[30]' }, signal: options.signal });
+          : await pool.request({ path: '/retest/', method: 'POST', headers: { 'api-key': site.key, 'site-id': String(site.siteId), testnums: '[30]' } });
         const body = (await res.body.json()) as { order_id?: number; error?: string; credits?: number };
         latencies.push(performance.now() - t0);
         const cost = once ? 15 : 1;
@@ -288,10 +296,10 @@ export function readerPaths(siteId: number): string[] {
  * (each reader with its site's key), while one writer stores a result for a site after another
  * (through saveRunResults, as a runner does) and another places re-test orders over HTTP.
  */
-export async function readWhileWriting(options: { base: string; db: Db; sites: OrderSite[]; readers: number; reads: number; minWrites?: number; signal: AbortSignal }): Promise<ReadLoad> {
+export async function readWhileWriting(options: { base: string; db: Db; sites: OrderSite[]; readers: number; reads: number; durationMs?: number; minWrites?: number; signal: AbortSignal }): Promise<ReadLoad> {
   const { base, db, sites } = options;
-  const pool = new Pool(base, { connections: options.readers, pipelining: 1 });
-  const writerPool = new Pool(base, { connections: 2, pipelining: 1 });
+  const pool = new Pool(base, { connections: options.readers, pipelining: 1, headersTimeout: REQUEST_MS, bodyTimeout: REQUEST_MS });
+  const writerPool = new Pool(base, { connections: 2, pipelining: 1, headersTimeout: REQUEST_MS, bodyTimeout: REQUEST_MS });
   const latencies: number[] = [];
   let errors = 0;
   let writeErrors = 0;
@@ -340,13 +348,13 @@ export async function readWhileWriting(options: { base: string; db: Db; sites: O
   const started = performance.now();
   let seconds = 0;
   try {
-    await pooled(options.reads, options.readers, options.signal, async (i) => {
+    await pooled(options.reads, options.readers, within(options.signal, options.durationMs), async (i) => {
       const site = sites[i % sites.length];
       const paths = readerPaths(site.siteId);
       const p = paths[Math.floor(i / sites.length) % paths.length];
       const t0 = performance.now();
       try {
-        const res = await pool.request({ path: p, method: 'GET', headers: { 'api-key': site.key }, signal: options.signal });
+        const res = await pool.request({ path: p, method: 'GET', headers: { 'api-key': site.key } });
         const text = await res.body.text();
         latencies.push(performance.now() - t0);
         if (res.statusCode !== 200) {

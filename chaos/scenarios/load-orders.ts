@@ -1,6 +1,6 @@
 /**
  * Load: credit-checked orders. 200 sites, each with its own key and 10 credits, and 6,000 orders
- * (re-tests of 1 credit, one-off tests of 15) raced over 64 keep-alive connections to the real API
+ * (re-tests of 1 credit, one-off tests of 15) raced over 64 keep-alive connections (at most 90 s) to the real API
  * on loopback: the orders per second it accepts or refuses, and the books afterwards. Goal: at
  * least 1,000 orders/s, no credit charged past a ceiling, every accepted order booked exactly once,
  * no answer but 200 or 400 QUOTA_EXCEEDED.
@@ -21,8 +21,8 @@ const scenario: ChaosScenario = {
       const sites = await arrangeOrderSites(service.db, 200, 10);
       // Warm-up (JIT, connections, plans) on sites of their own, then the measured race.
       const warm = await arrangeOrderSites(service.db, 20, 100);
-      await raceOrders({ base: service.base, db: service.db, sites: warm, orders: 1_000, connections: 64, signal });
-      const r = await raceOrders({ base: service.base, db: service.db, sites, orders: 6_000, connections: 64, signal });
+      await raceOrders({ base: service.base, db: service.db, sites: warm, orders: 1_000, connections: 64, durationMs: 20_000, signal });
+      const r = await raceOrders({ base: service.base, db: service.db, sites, orders: 6_000, connections: 64, durationMs: 90_000, signal });
       log(`${r.orders} orders in ${r.seconds.toFixed(1)} s: ${r.accepted} accepted, ${r.refused} refused, ${r.errors} errors; overspend ${r.overspend}, orphans ${r.orphans}, wrongly refused ${r.wronglyRefused}`);
       for (const e of r.firstErrors) log(`error: ${e}`);
       const books = r.overspend + r.orphans + r.wronglyRefused;
