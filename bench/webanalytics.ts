@@ -36,7 +36,7 @@ v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
 
 /** Every site gets one analytics run with 0–5 tools, set-based. */
-async function seed(db: Db, sites: number): Promise<void> {
+export async function seed(db: Db, sites: number): Promise<void> {
   await sql`select setseed(0.42)`.execute(db);
   await sql`
     insert into sites (title, url, followed)
@@ -126,8 +126,10 @@ export async function benchWebanalytics(options: { sites?: number; rounds?: numb
     const apiPort = (app.server.address() as { port: number }).port;
     const csvPath = `/webanalytics?api-key=${encodeURIComponent(key)}`;
 
-    // The static twin: the CSV's own bytes, from a file.
+    // The static twin: the CSV's own bytes, from a file. This first answer also renders and
+    // stores every site's record (seeded by SQL, none was pre-rendered): the cold case, timed.
     const file = path.join(tmp, 'webanalytics.csv');
+    const coldStarted = performance.now();
     const body = await new Promise<Buffer>((resolve, reject) => {
       http.get({ host: '127.0.0.1', port: apiPort, path: csvPath }, (res) => {
         const chunks: Buffer[] = [];
@@ -135,6 +137,7 @@ export async function benchWebanalytics(options: { sites?: number; rounds?: numb
         res.on('end', () => resolve(Buffer.concat(chunks)));
       }).on('error', reject);
     });
+    const coldMs = performance.now() - coldStarted;
     await writeFile(file, body);
     const size = (await stat(file)).size;
     const bare = Fastify();
@@ -170,6 +173,7 @@ export async function benchWebanalytics(options: { sites?: number; rounds?: numb
       `| GET /webanalytics (${sites} sites) | ${csvMs.toFixed(1)} ms | ${mib(median(full.csv.map((s) => s.peakBytes)))} |`,
       `| bare route, static file of the same size | ${staticMs.toFixed(1)} ms | ${mib(median(full.fixed.map((s) => s.peakBytes)))} |`,
       `| GET /webanalytics (${Math.ceil(sites / 4)} sites) | ${median(quarter.csv.map((s) => s.ms)).toFixed(1)} ms | ${mib(median(quarter.csv.map((s) => s.peakBytes)))} |`,
+      `| GET /webanalytics (${sites} sites), first request: no record pre-rendered yet | ${coldMs.toFixed(1)} ms | |`,
       `ratio CSV / static: ${ratio.toFixed(2)}× (goal ≤ ${GOALS.maxRatio}×); CSV under ${GOALS.maxMs} ms: ${csvMs < GOALS.maxMs ? 'yes' : 'NO'}; within ${GOALS.maxRatio}×: ${ratio <= GOALS.maxRatio ? 'yes' : 'NO'}`,
     ];
     return lines.join('\n');

@@ -1,6 +1,6 @@
 /**
  * The agency analytics CSV (GET /webanalytics): semicolon-separated UTF-8 written by fast-csv,
- * one row per followed site, streamed row by row.
+ * one row per followed site.
  *
  * - Columns: title, url, test_date (ISO 8601 UTC of the latest analytics test), then one column
  *   per tool in the rules file's order (ANALYTICS_TOOLS: new tools are appended there, so existing
@@ -11,14 +11,30 @@
  *   single quote, so a spreadsheet shows it as text instead of running it as a formula.
  * - fast-csv quotes a field holding ";", a double quote or a line break (quotes doubled).
  * - A UTF-8 byte order mark comes first, so spreadsheets read å, ä, ö right.
+ *
+ * Each site's record is rendered here once, when its data changes, and kept pre-rendered in the
+ * database (core/store/webanalytics.ts); a request only streams those records, joined by "\n".
  */
-import { Readable, Transform, pipeline } from 'node:stream';
-import { format } from 'fast-csv';
+import { Readable } from 'node:stream';
+import { writeToString } from 'fast-csv';
 import { ANALYTICS_TOOLS } from './analytics.js';
-import type { AnalyticsSiteRow } from './store/webanalytics.js';
 
 export const PRESENT = '1';
 export const ABSENT = '0';
+/** fast-csv's default row delimiter, used between pre-rendered records. */
+export const ROW_DELIMITER = '\n';
+const DELIMITER = ';';
+
+/** One followed site as the CSV shows it. */
+export interface AnalyticsSiteRow {
+  title: string;
+  /** The tested address of the latest analytics test; the start page before the first. */
+  url: string;
+  /** The latest analytics test; null before the first. */
+  testDate: Date | null;
+  /** Tools that test detected; null before the first test. */
+  tools: string[] | null;
+}
 
 /** The header row. */
 export function analyticsCsvColumns(): string[] {
@@ -42,39 +58,22 @@ function toCells(row: AnalyticsSiteRow): string[] {
   ];
 }
 
-async function* cells(rows: AsyncIterable<AnalyticsSiteRow>): AsyncGenerator<string[]> {
-  for await (const row of rows) yield toCells(row);
+/** One site's record, quoted by fast-csv, without the row delimiter. */
+export function renderAnalyticsRecord(row: AnalyticsSiteRow): Promise<string> {
+  return writeToString([toCells(row)], { delimiter: DELIMITER });
 }
 
-/** Bytes gathered before a write: fast-csv emits one small chunk per row, one socket write each. */
-const BATCH_BYTES = 64 * 1024;
-
-/** Joins small chunks into writes of about BATCH_BYTES (memory stays bounded by that). */
-function batcher(): Transform {
-  let parts: Buffer[] = [];
-  let size = 0;
-  return new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      parts.push(chunk);
-      size += chunk.length;
-      if (size >= BATCH_BYTES) {
-        const out = Buffer.concat(parts, size);
-        parts = [];
-        size = 0;
-        return done(null, out);
-      }
-      done();
-    },
-    flush(done) {
-      done(null, size > 0 ? Buffer.concat(parts, size) : undefined);
-    },
-  });
-}
-
-/** The CSV as a byte stream; an error of the source ends it (the response is cut, not completed). */
-export function analyticsCsv(rows: AsyncIterable<AnalyticsSiteRow>): Readable {
-  const csv = format<string[], string[]>({ delimiter: ';', headers: analyticsCsvColumns(), writeBOM: true, includeEndRowDelimiter: true });
-  const out = batcher();
-  pipeline(Readable.from(cells(rows)), csv, out, () => {});
-  return out;
+/**
+ * The CSV as a byte stream: the byte order mark and header, then the records as the source yields
+ * them (each chunk whole records, each record followed by the row delimiter). Pulled, so a slow
+ * client slows the database reads instead of filling memory. An error of the source ends the
+ * stream with that error (the response is cut, not completed).
+ */
+export function analyticsCsv(chunks: AsyncIterable<string>): Readable {
+  async function* body(): AsyncGenerator<string> {
+    yield await writeToString([analyticsCsvColumns()], { delimiter: DELIMITER, writeBOM: true, includeEndRowDelimiter: true });
+    yield* chunks;
+  }
+  // Strings are encoded as UTF-8 by the stream itself.
+  return Readable.from(body(), { objectMode: false });
 }

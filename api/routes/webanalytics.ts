@@ -6,7 +6,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { ABSENT, PRESENT, analyticsCsv, analyticsCsvColumns } from '../../core/analytics-csv.js';
 import { WebperfError } from '../../core/errors.js';
-import { streamAnalyticsSites } from '../../core/store/webanalytics.js';
+import { streamAnalyticsCsvChunks } from '../../core/store/webanalytics.js';
 import { LATEST_VERSION, errorResponses } from '../envelope.js';
 
 const DESCRIPTION = [
@@ -45,7 +45,7 @@ const webanalytics: FastifyPluginAsync = async (app) => {
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="webanalytics-${day}.csv"`)
         .header('cache-control', 'private, no-store')
-        .send(analyticsCsv(streamAnalyticsSites(db)));
+        .send(analyticsCsv(streamAnalyticsCsvChunks(db)));
     });
   }
 };

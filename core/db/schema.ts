@@ -25,6 +25,13 @@ export type Numeric = ColumnType<number, number | string, number | string>;
 
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
+export interface AnalyticsCsvRows {
+  followed: boolean;
+  line: string | null;
+  site_id: number;
+  version: Generated<number>;
+}
+
 export interface AnalyticsDetections {
   run_id: number;
   site_id: number;
@@ -251,6 +258,7 @@ export interface Webhooks {
 }
 
 export interface DB {
+  analytics_csv_rows: AnalyticsCsvRows;
   analytics_detections: AnalyticsDetections;
   api_keys: ApiKeys;
   audit_files: AuditFiles;

@@ -7,6 +7,7 @@ import type { Db } from '../db/database.js';
 import { publishCacheEvent } from './notify.js';
 import { refreshCategoryScores } from './runs.js';
 import { createSite } from './sites.js';
+import { refreshAnalyticsCsvRow } from './webanalytics.js';
 
 export async function levelExists(db: Db, name: string): Promise<boolean> {
   return (await db.selectFrom('premium_levels').select('name').where('name', '=', name).executeTakeFirst()) !== undefined;
@@ -83,6 +84,8 @@ export async function updateCatalogSite(db: Db, id: number, changes: CatalogSite
     const exists = await trx.selectFrom('sites').select('id').where('id', '=', id).forUpdate().executeTakeFirst();
     if (!exists) return false;
     if (Object.keys(changes).length) await trx.updateTable('sites').set(changes).where('id', '=', id).execute();
+    // The agency CSV shows the address of a site not yet tested.
+    if (changes.url !== undefined) await refreshAnalyticsCsvRow(trx, id);
     if (categoryIds !== null) {
       await trx.deleteFrom('site_categories').where('site_id', '=', id).execute();
       if (categoryIds.length) await trx.insertInto('site_categories').values(categoryIds.map((category_id) => ({ site_id: id, category_id }))).execute();

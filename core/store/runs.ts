@@ -12,6 +12,7 @@ import type { TestOutcome } from '../pipeline.js';
 import { addJob } from './jobs.js';
 import { notifyCache, withCacheEvents } from './notify.js';
 import { queueWebhookDeliveries } from './webhooks.js';
+import { refreshAnalyticsCsvRow } from './webanalytics.js';
 
 export interface NewRun {
   siteId: number;
@@ -146,6 +147,8 @@ export async function saveRunResults(db: Db, runId: number, outcomes: readonly T
       await refreshSiteScores(trx, run.site_id);
       await refreshCategoryScores(trx, run.site_id);
       await queueWebhookDeliveries(trx, run.site_id, ids);
+      // The agency CSV's pre-rendered record follows the detections in the same transaction.
+      if (outcomes.some((o) => o.typeOfTest === ANALYTICS_TYPE_OF_TEST)) await refreshAnalyticsCsvRow(trx, run.site_id);
       // The API's cached /stats, /stats_per_month and /categories/ answers go on commit.
       await notifyCache(trx, { site: run.site_id, categories: true });
     }

@@ -9,8 +9,10 @@ import t from 'tap';
 import { parseString } from 'fast-csv';
 import { buildApp } from '../../api/app.js';
 import { ANALYTICS_TOOLS } from '../../core/analytics.js';
+import { analyticsCsvColumns } from '../../core/analytics-csv.js';
 import { loadConfig } from '../../core/config.js';
 import { PluginRegistry } from '../../core/registry.js';
+import { updateCatalogSite } from '../../core/store/catalog-admin.js';
 import { createKey, revokeKey } from '../../core/store/keys.js';
 import { buildTestApi } from '../helpers/api.js';
 import { outcome, seedRun, seedSite } from '../helpers/seed.js';
@@ -97,6 +99,46 @@ t.test('the CSV, parsed back with fast-csv, matches the stored detections cell b
   t.equal(rows[3][0], '\'-2+3 kommun\tx');
   t.same(rows[4].slice(1), ['https://ny.example/', '', ...ANALYTICS_TOOLS.map(() => '')], 'never tested: empty cells');
   t.ok(res.body.includes('"Byrå; ""Kund""\nAB"'), 'fast-csv quoted the field and doubled its quotes');
+});
+
+t.test('the pre-rendered records follow a new detection, a title change and an address change', async (t) => {
+  const stored = async (id: number) => (await db.selectFrom('analytics_csv_rows').select(['line', 'followed']).where('site_id', '=', id).executeTakeFirstOrThrow());
+  const cellsOf = async (line: string) => (await parse(`${analyticsCsvColumns().join(';')}\n${line}\n`)).rows[0];
+  const col = (tool: string) => 3 + ANALYTICS_TOOLS.indexOf(tool);
+  const get = async () => {
+    const res = await app.inject({ url: `/webanalytics?api-key=${admin}` });
+    t.equal(res.statusCode, 200);
+    return (await parse(res.body)).rows;
+  };
+  const before = await get();
+
+  // A new analytics result: the record is re-rendered in the transaction that stores it.
+  await seedRun(db, plain, { url: 'https://www.exempel.se/ny', testDate: new Date('2026-11-22T08:00:00.000Z'), outcomes: [analytics(['Hotjar', 'Umami'])] });
+  const detected = await stored(plain);
+  t.ok(detected.line, 'stored rendered, before any reader');
+  const cells = await cellsOf(detected.line!);
+  t.same(cells.slice(0, 3), ['Exempelby kommun', 'https://www.exempel.se/ny', '2026-11-22T08:00:00.000Z']);
+  t.same(ANALYTICS_TOOLS.filter((tool) => cells[col(tool)] === '1'), ['Hotjar', 'Umami'], 'the new detections, Matomo gone');
+  t.same((await get())[0], cells, 'served as stored');
+
+  // A title changed by plain SQL: the trigger clears the record, the reader renders it afresh and stores it back.
+  await db.updateTable('sites').set({ title: '@Ny titel; "AB"' }).where('id', '=', quoting).execute();
+  t.equal((await stored(quoting)).line, null, 'cleared in the same transaction');
+  const retitled = await get();
+  t.equal(retitled[2][0], '\'@Ny titel; "AB"', 'the new title, neutralised and quoted');
+  t.same(retitled[2].slice(1), before[2].slice(1), 'the rest unchanged');
+  t.same(await cellsOf((await stored(quoting)).line!), retitled[2], 'stored back by the reader');
+
+  // An operator moves a site not yet tested: re-rendered in the same transaction.
+  t.equal(await updateCatalogSite(db, untested, { url: 'https://ny2.example/' }, null), true);
+  t.same(await cellsOf((await stored(untested)).line!), ['Ny kommun', 'https://ny2.example/', '', ...ANALYTICS_TOOLS.map(() => '')]);
+  t.same((await get())[4][1], 'https://ny2.example/');
+
+  // Unfollowing drops the row from the CSV; following brings it back.
+  await db.updateTable('sites').set({ followed: false }).where('id', '=', dash).execute();
+  t.same((await get()).map((r) => r[0]), ['Exempelby kommun', '\'=HYPERLINK("http://evil.example";"klicka")', '\'@Ny titel; "AB"', 'Ny kommun']);
+  await db.updateTable('sites').set({ followed: true }).where('id', '=', dash).execute();
+  t.equal((await get()).length, 5);
 });
 
 t.test('the key matrix: query key (or header), admin level only; also under /0.1', async (t) => {
