@@ -57,6 +57,9 @@ export function formBody(rules: FormBodyRules) {
   };
 }
 
+/** The messages of the multipart parser's (busboy's) errors about a malformed body. */
+const BUSBOY_ERROR = /^(Multipart: |Unexpected end of (form|file)|Malformed part header|Unsupported content type)/;
+
 const isMultipart = (request: FastifyRequest) => /^multipart\/form-data/i.test(request.headers['content-type'] ?? '');
 
 /** preParsing: a declared content-length over the route's limit is refused before the body is read. */
@@ -84,6 +87,11 @@ export function bodyError(err: FastifyError, request: FastifyRequest): WebperfEr
       return new WebperfError('VALIDATION', 'The form has too many fields');
   }
   if (rules && err.validation && err.validationContext === 'body') return rules.invalid();
+  // busboy's own errors carry neither a code nor a status: without this a multipart body without
+  // a boundary, or cut short, would be a 500.
+  if (isMultipart(request) && err.code === undefined && err.statusCode === undefined && BUSBOY_ERROR.test(err.message)) {
+    return new WebperfError('VALIDATION', `The multipart body is malformed: ${err.message}`);
+  }
   return null;
 }
 

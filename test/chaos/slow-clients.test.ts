@@ -1,0 +1,39 @@
+/**
+ * Slow and abusive clients in CI: the run of chaos/scenarios/input-slow-clients.ts with short HTTP
+ * limits (so that it fits in CI), against the real API in its own process over real sockets.
+ * 200 slow connections: each is cut off by the server with the documented answer, normal requests
+ * keep being answered meanwhile, and a body larger than any limit gets its 413.
+ */
+import t from 'tap';
+import { runSlowClients } from '../../chaos/lib/slow-clients-run.js';
+import { createTestDb } from '../helpers/db.js';
+
+const LIMITS = {
+  WEBPERF_HTTP_HEADERS_TIMEOUT_MS: '1500',
+  WEBPERF_HTTP_REQUEST_TIMEOUT_MS: '3000',
+  WEBPERF_HTTP_KEEP_ALIVE_TIMEOUT_MS: '1000',
+  WEBPERF_HTTP_IDLE_TIMEOUT_MS: '4000',
+  WEBPERF_HTTP_CHECK_INTERVAL_MS: '250',
+};
+
+t.test('200 slow connections are cut off with the documented answer and do not starve normal requests', async (t) => {
+  const { url } = await createTestDb(t);
+  // giveUpMs only bounds the test: a connection still open then counts as not cut off.
+  const r = await runSlowClients({ databaseUrl: url, env: LIMITS, slowCount: 200, normalRequests: 300, intervalMs: 300, giveUpMs: 30_000 });
+  t.comment(`p99 without slow connections ${r.baseline.p99} ms; with ${r.openDuringMeasure} of 200 open ${r.underSlow.p99} ms`);
+  t.equal(r.baseline.errors, 0, 'normal requests succeed');
+  t.equal(r.underSlow.n, 300, 'every normal request was sent while the slow connections were open');
+  t.equal(r.underSlow.errors, 0, 'normal requests succeed while 200 slow connections are open');
+  for (const [kind, k] of Object.entries(r.byKind)) t.equal(k.closed, 50, `every ${kind} connection is closed by the server`);
+  const timeoutBodies = (kind: string) => r.ends.filter((e) => e.kind === kind).map((e) => e.response && { status: e.response.status, body: JSON.parse(e.response.body.toString()) as unknown });
+  const expected408 = { status: 408, body: { statusCode: 408, error: 'REQUEST_TIMEOUT', message: 'The request was not received in time' } };
+  t.same(timeoutBodies('trickle-headers'), Array(50).fill(expected408), 'headers that trickle in: 408 in the documented body, then closed');
+  t.same(timeoutBodies('trickle-body'), Array(50).fill(expected408), 'a body that trickles in: 408 in the documented body, then closed');
+  t.same(r.ends.filter((e) => e.kind === 'idle-keep-alive').map((e) => e.response), Array(50).fill(null), 'an idle keep-alive connection is closed without a second answer');
+  for (const [name, o] of [['declared', r.oversize], ['chunked', r.oversizeChunked]] as const) {
+    t.equal(o.response?.status, 413, `a body larger than any limit (${name}) gets 413`);
+    t.same(JSON.parse(o.response?.body.toString() ?? '{}'), { statusCode: 413, error: 'TEXT_TOO_LARGE', message: 'The text is larger than the limit of 100000 bytes (UTF-8)' }, `${name}: the documented body`);
+    t.ok(o.closedByServer, `${name}: the server ends the connection instead of reading on`);
+  }
+  t.ok(r.healthy, '/health answers 200 ok afterwards');
+});
