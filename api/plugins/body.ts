@@ -58,7 +58,7 @@ export function formBody(rules: FormBodyRules) {
 }
 
 /** The messages of the multipart parser's (busboy's) errors about a malformed body. */
-const BUSBOY_ERROR = /^(Multipart: |Unexpected end of (form|file)|Malformed part header|Unsupported content type)/;
+const BUSBOY_ERROR = /^(Multipart: |Unexpected end of (form|file|multipart data)|Part terminated early|Malformed part header|Unsupported content type)/;
 
 const isMultipart = (request: FastifyRequest) => /^multipart\/form-data/i.test(request.headers['content-type'] ?? '');
 

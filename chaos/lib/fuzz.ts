@@ -412,6 +412,8 @@ export interface FuzzReport {
   findings: Finding[];
   /** Findings per rule (every one, also those not kept in `findings`). */
   broken: Record<Finding['rule'], number>;
+  /** The slowest requests (ms, route, key kind, family, status). */
+  slowest: { ms: number; route: string; key: KeyKind; family: Family; status: number | string }[];
   /** Cells (route × key kind × family) sent at least once. */
   cells: number;
   routes: number;
@@ -459,7 +461,7 @@ export async function runFuzz(options: {
 }): Promise<FuzzReport> {
   const { world, targets, perCell, seed } = options;
   const started = Date.now();
-  const report: FuzzReport = { requests: 0, statuses: {}, findings: [], broken: { '5xx': 0, dropped: 0, hang: 0, 'error body': 0 }, cells: 0, routes: targets.length, ms: 0 };
+  const report: FuzzReport = { requests: 0, statuses: {}, findings: [], broken: { '5xx': 0, dropped: 0, hang: 0, 'error body': 0 }, slowest: [], cells: 0, routes: targets.length, ms: 0 };
   type Job = { target: FuzzTarget; kind: KeyKind; family: Family; seed: number; parts: RequestParts };
   // Drawn lazily, cell by cell, so that 100 kB values are not all held at once.
   function* jobs(): Generator<Job> {
@@ -483,8 +485,14 @@ export async function runFuzz(options: {
       if (next.done) return;
       const job = next.value;
       const bytes = serialise(job.parts, world.port);
+      const t0 = Date.now();
       const outcome = await rawRequest(world.port, job.parts.method, bytes, options.timeoutMs ?? 30_000);
+      const ms = Date.now() - t0;
       report.requests++;
+      if (report.slowest.length < 5 || ms > report.slowest[report.slowest.length - 1].ms) {
+        report.slowest.push({ ms, route: `${job.target.method} ${job.target.path}`, key: job.kind, family: job.family, status: outcome.kind === 'answer' ? outcome.response.status : outcome.kind });
+        report.slowest.sort((a, b) => b.ms - a.ms).splice(5);
+      }
       if (outcome.kind === 'answer') report.statuses[outcome.response.status] = (report.statuses[outcome.response.status] ?? 0) + 1;
       const broken = judge(outcome);
       if (broken) {

