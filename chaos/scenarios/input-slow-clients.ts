@@ -13,7 +13,7 @@ import { startScratchDatabase } from '../lib/service-process.js';
 import { SLOW_KINDS } from '../lib/slow-clients.js';
 
 const SLOW = 200;
-const NORMAL = 2_000;
+const NORMAL = 1_000;
 
 const scenario: ChaosScenario = {
   name: 'input-slow-clients',
@@ -28,16 +28,17 @@ const scenario: ChaosScenario = {
       const r = await runSlowClients({ databaseUrl: database.url, slowCount: SLOW, normalRequests: NORMAL, intervalMs: 1_000, giveUpMs: cutOffMs, log });
       const row = (area: ChaosRow['area'], scenario: string, figure: string, value: string, ok: boolean): ChaosRow => ({ area, scenario, figure, value, dataLost: 0, ok });
       const closed = r.ends.filter((e) => e.closedByServer).length;
+      const opened = r.ends.length;
       const limitsText = `headers ${limits.headersTimeoutMs / 1000} s, request ${limits.requestTimeoutMs / 1000} s, keep-alive ${limits.keepAliveTimeoutMs / 1000} s, idle ${limits.idleTimeoutMs / 1000} s`;
       const rows = [
         row('slow clients', `${NORMAL} normal requests, no slow connections`, 'p50 / p99', `${r.baseline.p50} / ${r.baseline.p99} ms`, r.baseline.errors === 0),
-        row('slow clients', `${NORMAL} normal requests while ${r.openDuringMeasure} of ${SLOW} slow connections are open`, 'p50 / p99', `${r.underSlow.p50} / ${r.underSlow.p99} ms`, r.underSlow.errors === 0 && r.openDuringMeasure === SLOW),
+        row('slow clients', `${NORMAL} normal requests while ${SLOW} slow connections are open (at least ${r.openDuringMeasure} at every moment; cut-off ones replaced)`, 'p50 / p99', `${r.underSlow.p50} / ${r.underSlow.p99} ms`, r.underSlow.errors === 0 && r.openDuringMeasure >= SLOW * 0.95),
         row('slow clients', 'normal requests failed while slow connections were open', 'errors', String(r.underSlow.errors), r.underSlow.errors === 0),
-        row('slow clients', `slow connections cut off by the server (${limitsText})`, 'closed', `${closed} / ${SLOW}`, closed === SLOW),
+        row('slow clients', `slow connections cut off by the server (${limitsText})`, 'closed', `${closed} / ${opened}`, closed === opened),
       ];
       for (const kind of SLOW_KINDS) {
         const k = r.byKind[kind];
-        rows.push(row('slow clients', `${kind}: answers before the close, longest life`, 'answers', `${Object.entries(k.statuses).map(([s, n]) => `${n}× ${s}`).join(', ')}; ${(k.maxMs / 1000).toFixed(1)} s`, k.closed === SLOW / SLOW_KINDS.length));
+        rows.push(row('slow clients', `${kind}: ${k.opened} connections, answers before the close, longest life`, 'answers', `${Object.entries(k.statuses).map(([s, n]) => `${n}× ${s}`).join(', ')}; ${(k.maxMs / 1000).toFixed(1)} s`, k.closed === k.opened));
       }
       for (const [name, o] of [['declared 1 GB', r.oversize], ['chunked, no length', r.oversizeChunked]] as const) {
         rows.push(row('slow clients', `body larger than any limit (${name})`, 'answer, bytes sent', `${o.response?.status ?? 'none'} after ${(o.bytesSent / 1024 / 1024).toFixed(1)} MB`, o.response?.status === 413 && o.closedByServer));

@@ -21,17 +21,23 @@ t.test('200 slow connections are cut off with the documented answer and do not s
   const { url } = await createTestDb(t);
   // giveUpMs only bounds the test: a connection still open then counts as not cut off.
   const r = await runSlowClients({ databaseUrl: url, env: LIMITS, slowCount: 200, normalRequests: 200, intervalMs: 300, giveUpMs: 30_000 });
-  t.comment(`p99 without slow connections ${r.baseline.p99} ms; with ${r.openDuringMeasure} of 200 open ${r.underSlow.p99} ms`);
+  t.comment(`p99 without slow connections ${r.baseline.p99} ms; with ${r.openDuringMeasure} to 200 open ${r.underSlow.p99} ms`);
   t.comment(`slow connections: ${JSON.stringify(r.byKind)}`);
   t.equal(r.baseline.errors, 0, 'normal requests succeed');
   t.equal(r.underSlow.n, 200, 'every normal request was sent');
   t.equal(r.underSlow.errors, 0, 'normal requests succeed while 200 slow connections are open');
-  for (const [kind, k] of Object.entries(r.byKind)) t.equal(k.closed, 50, `every ${kind} connection is closed by the server`);
-  const timeoutBodies = (kind: string) => r.ends.filter((e) => e.kind === kind).map((e) => e.response && { status: e.response.status, body: JSON.parse(e.response.body.toString()) as unknown });
-  const expected408 = { status: 408, body: { statusCode: 408, error: 'REQUEST_TIMEOUT', message: 'The request was not received in time' } };
-  t.same(timeoutBodies('trickle-headers'), Array(50).fill(expected408), 'headers that trickle in: 408 in the documented body, then closed');
-  t.same(timeoutBodies('trickle-body'), Array(50).fill(expected408), 'a body that trickles in: 408 in the documented body, then closed');
-  t.same(r.ends.filter((e) => e.kind === 'idle-keep-alive').map((e) => e.response), Array(50).fill(null), 'an idle keep-alive connection is closed without a second answer');
+  t.ok(r.openDuringMeasure >= 190, `the slow connections stayed open (cut-off ones replaced) while normal requests were measured: at least ${r.openDuringMeasure}`);
+  for (const [kind, k] of Object.entries(r.byKind)) {
+    t.ok(k.opened >= 50, `${k.opened} ${kind} connections opened`);
+    t.equal(k.closed, k.opened, `every ${kind} connection is closed by the server`);
+  }
+  const ends = (kind: string) => r.ends.filter((e) => e.kind === kind);
+  const timeoutBodies = (kind: string) => ends(kind).map((e) => e.response && { status: e.response.status, body: JSON.parse(e.response.body.toString()) as unknown });
+  const expected408 = (kind: string) => Array(ends(kind).length).fill({ status: 408, body: { statusCode: 408, error: 'REQUEST_TIMEOUT', message: 'The request was not received in time' } });
+  t.same(timeoutBodies('idle'), expected408('idle'), 'a connection that sends nothing: 408 in the documented body, then closed');
+  t.same(timeoutBodies('trickle-headers'), expected408('trickle-headers'), 'headers that trickle in: 408 in the documented body, then closed');
+  t.same(timeoutBodies('trickle-body'), expected408('trickle-body'), 'a body that trickles in: 408 in the documented body, then closed');
+  t.same(ends('idle-keep-alive').map((e) => e.response), Array(ends('idle-keep-alive').length).fill(null), 'an idle keep-alive connection is closed without a second answer');
   for (const [name, o] of [['declared', r.oversize], ['chunked', r.oversizeChunked]] as const) {
     t.equal(o.response?.status, 413, `a body larger than any limit (${name}) gets 413`);
     t.same(JSON.parse(o.response?.body.toString() ?? '{}'), { statusCode: 413, error: 'TEXT_TOO_LARGE', message: 'The text is larger than the limit of 100000 bytes (UTF-8)' }, `${name}: the documented body`);
