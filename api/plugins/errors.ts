@@ -3,10 +3,10 @@
  * validation errors become catalogue errors; anything else is a 500 whose body never leaks
  * internals. Body: { statusCode, error, message }.
  */
+import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { STATUS_CODES } from 'node:http';
 import { ErrorCodes, WebperfError, isWebperfError, type ErrorCode } from '../../core/errors.js';
 import { LANGS } from '../../core/i18n/langs.js';
 import { bodyError } from './body.js';

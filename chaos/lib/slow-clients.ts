@@ -134,15 +134,17 @@ export function openSlow(port: number, kind: SlowKind, options: { intervalMs: nu
 /** How a body larger than any limit ended. */
 export interface OversizeEnd {
   response: RawResponse | null;
-  /** Bytes written before the server answered or closed. */
+  /** Bytes written before the server closed the connection (or the run gave up). */
   bytesSent: number;
+  /** Bytes written when the answer began to arrive (null: no answer). */
+  answeredAfterBytes: number | null;
   closedByServer: boolean;
   ms: number;
 }
 
 /**
- * Streams a body of `declared` bytes (or, with chunked, without end) as fast as the socket takes
- * it, after `head`, until the server answers and closes, or `giveUpMs` passes.
+ * Streams a body of the length `head` declares (or, with chunked, without end) as fast as the
+ * socket takes it, after `head`, until the server closes the connection, or `giveUpMs` passes.
  */
 export function sendOversize(port: number, head: string, giveUpMs: number, chunked = false): Promise<OversizeEnd> {
   return new Promise((resolve) => {
@@ -151,7 +153,11 @@ export function sendOversize(port: number, head: string, giveUpMs: number, chunk
     const chunks: Buffer[] = [];
     const data = Buffer.alloc(64 * 1024, 'a');
     const block = chunked ? Buffer.concat([Buffer.from('10000\r\n'), data, Buffer.from('\r\n')]) : data;
+    // A declared length is never exceeded: bytes after it would be a second, broken request.
+    const declared = /content-length: (\d+)/i.exec(head);
+    const limit = declared ? Number(declared[1]) : null;
     let sent = 0;
+    let answeredAfter: number | null = null;
     let done = false;
     const finish = (closedByServer: boolean) => {
       if (done) return;
@@ -164,16 +170,20 @@ export function sendOversize(port: number, head: string, giveUpMs: number, chunk
         response = null;
       }
       socket.destroy();
-      resolve({ response, bytesSent: sent, closedByServer, ms: Date.now() - started });
+      resolve({ response, bytesSent: sent, answeredAfterBytes: answeredAfter, closedByServer, ms: Date.now() - started });
     };
     const giveUp = setTimeout(() => finish(false), giveUpMs);
     const pump = () => {
-      while (!done && !socket.destroyed) {
-        sent += block.length;
-        if (!socket.write(block)) return void socket.once('drain', pump);
+      while (!done && !socket.destroyed && (limit === null || sent < limit)) {
+        const piece = limit === null ? block : block.subarray(0, Math.min(block.length, limit - sent));
+        sent += piece.length;
+        if (!socket.write(piece)) return void socket.once('drain', pump);
       }
     };
-    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('data', (c: Buffer) => {
+      if (chunks.length === 0) answeredAfter = sent;
+      chunks.push(c);
+    });
     socket.on('end', () => finish(true));
     socket.on('close', () => finish(true));
     socket.on('error', () => finish(true));

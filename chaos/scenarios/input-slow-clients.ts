@@ -41,7 +41,8 @@ const scenario: ChaosScenario = {
         rows.push(row('slow clients', `${kind}: ${k.opened} connections, answers before the close, longest life`, 'answers', `${Object.entries(k.statuses).map(([s, n]) => `${n}× ${s}`).join(', ')}; ${(k.maxMs / 1000).toFixed(1)} s`, k.closed === k.opened));
       }
       for (const [name, o] of [['declared 1 GB', r.oversize], ['chunked, no length', r.oversizeChunked]] as const) {
-        rows.push(row('slow clients', `body larger than any limit (${name})`, 'answer, bytes sent', `${o.response?.status ?? 'none'} after ${(o.bytesSent / 1024 / 1024).toFixed(1)} MB`, o.response?.status === 413 && o.closedByServer));
+        const mbOf = (n: number | null) => `${((n ?? 0) / 1024 / 1024).toFixed(1)} MB`;
+        rows.push(row('slow clients', `body larger than any limit (${name})`, 'answer; closed after', `${o.response?.status ?? 'none'} after ${mbOf(o.answeredAfterBytes)}; closed after ${mbOf(o.bytesSent)}`, o.response?.status === 413 && o.closedByServer && o.bytesSent < 64 * 1024 * 1024));
       }
       rows.push(row('slow clients', 'API process after the run', '/health', r.healthy ? '200 ok' : 'not ok', r.healthy));
       return rows;

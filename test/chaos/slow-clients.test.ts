@@ -41,7 +41,10 @@ t.test('200 slow connections are cut off with the documented answer and do not s
   for (const [name, o] of [['declared', r.oversize], ['chunked', r.oversizeChunked]] as const) {
     t.equal(o.response?.status, 413, `a body larger than any limit (${name}) gets 413`);
     t.same(JSON.parse(o.response?.body.toString() ?? '{}'), { statusCode: 413, error: 'TEXT_TOO_LARGE', message: 'The text is larger than the limit of 100000 bytes (UTF-8)' }, `${name}: the documented body`);
-    t.ok(o.closedByServer, `${name}: the server ends the connection instead of reading on`);
+    t.ok(o.closedByServer, `${name}: the server ends the connection`);
+    // Was: after a 413 on a keep-alive connection Node read and dropped the whole declared body
+    // (1 GB), out of sight of the drain limit (api/plugins/body.ts dropRest).
+    t.ok(o.bytesSent < 64 * 1024 * 1024, `${name}: the server stopped reading after about its drain limit (${o.bytesSent} bytes sent)`);
   }
   t.ok(r.healthy, '/health answers 200 ok afterwards');
 });
