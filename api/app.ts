@@ -3,7 +3,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { ApiDeps } from './context.js';
-import errors from './plugins/errors.js';
+import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js';
 import auth from './plugins/auth.js';
 import body from './plugins/body.js';
 import strictIntegers from './plugins/strict-integers.js';
@@ -22,17 +22,30 @@ export const REDACT = ['req.headers["api-key"]', 'req.headers.authorization'];
 /** `logger`: true logs to stdout; a stream logs there (tests); either way keys are redacted. */
 export async function buildApp(deps: ApiDeps, options: { logger?: boolean | { stream: NodeJS.WritableStream } } = {}): Promise<FastifyInstance> {
   const logging = { level: deps.config.logLevel, redact: REDACT, serializers: { req: serializeRequest } };
+  const limits = deps.config.http;
   const app = Fastify({
     logger: options.logger === true ? logging : options.logger ? { ...logging, stream: options.logger.stream } : false,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false } },
     trustProxy: false,
+    clientErrorHandler,
+    frameworkErrors,
+    // Slow, idle and abusive clients are cut off (config.http); Node checks the header and
+    // request timeouts every checkIntervalMs.
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionTimeout: limits.idleTimeoutMs,
+    maxRequestsPerSocket: limits.maxRequestsPerSocket,
+    http: { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: limits.checkIntervalMs },
   });
   app.decorate('deps', deps);
   // Collected at the root so that /info lists every documented route of every plugin.
   const endpoints: { method: string; path: string }[] = [];
   app.decorate('endpoints', endpoints);
+  const routeTable: { method: string; url: string }[] = [];
+  app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) routeTable.push({ method, url: route.url });
     const documented = (route.schema as { tags?: unknown } | undefined)?.tags !== undefined;
     for (const method of methods) {
       if (method === 'HEAD' || !documented || endpoints.some((e) => e.method === method && e.path === route.url)) continue;

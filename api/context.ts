@@ -28,5 +28,7 @@ declare module 'fastify' {
     deps: ApiDeps;
     /** Documented routes, for /info. */
     endpoints: { method: string; path: string }[];
+    /** Every route of every plugin, documented or not (the input fuzzer walks it). */
+    routeTable: { method: string; url: string }[];
   }
 }

@@ -40,6 +40,28 @@ export interface Config {
   cruxApiKey: string | null;
   /** The CrUX API's queryRecord address (configurable so that a test can serve it from loopback). */
   cruxEndpoint: string;
+  /** Limits of the HTTP server against slow, idle and abusive clients. */
+  http: HttpLimits;
+}
+
+/**
+ * Limits of the HTTP server (Node's http server, set through Fastify): a client that trickles its
+ * headers or body, or holds a connection open without using it, is cut off instead of holding a
+ * socket and its memory for ever.
+ */
+export interface HttpLimits {
+  /** Longest time to receive a request's headers (408 after it). At most requestTimeoutMs. */
+  headersTimeoutMs: number;
+  /** Longest time to receive a whole request, headers and body (408 after it). */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open after an answer. */
+  keepAliveTimeoutMs: number;
+  /** A connection with no traffic in either direction this long is closed (0: never). */
+  idleTimeoutMs: number;
+  /** Requests one keep-alive connection may carry before it is closed (0: no limit). */
+  maxRequestsPerSocket: number;
+  /** How often the server checks the header and request timeouts (their granularity). */
+  checkIntervalMs: number;
 }
 
 /** Google's Chrome UX Report API (records:queryRecord). */
@@ -84,10 +106,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     rateLimitPerMinute: int(env.WEBPERF_RATE_LIMIT, 120, 'WEBPERF_RATE_LIMIT'),
     cruxApiKey: env.WEBPERF_CRUX_API_KEY || null,
     cruxEndpoint: env.WEBPERF_CRUX_ENDPOINT || CRUX_ENDPOINT,
+    http: {
+      headersTimeoutMs: int(env.WEBPERF_HTTP_HEADERS_TIMEOUT_MS, 10_000, 'WEBPERF_HTTP_HEADERS_TIMEOUT_MS') || 10_000,
+      requestTimeoutMs: int(env.WEBPERF_HTTP_REQUEST_TIMEOUT_MS, 30_000, 'WEBPERF_HTTP_REQUEST_TIMEOUT_MS') || 30_000,
+      keepAliveTimeoutMs: int(env.WEBPERF_HTTP_KEEP_ALIVE_TIMEOUT_MS, 5_000, 'WEBPERF_HTTP_KEEP_ALIVE_TIMEOUT_MS') || 5_000,
+      idleTimeoutMs: int(env.WEBPERF_HTTP_IDLE_TIMEOUT_MS, 60_000, 'WEBPERF_HTTP_IDLE_TIMEOUT_MS'),
+      maxRequestsPerSocket: int(env.WEBPERF_HTTP_MAX_REQUESTS_PER_SOCKET, 1_000, 'WEBPERF_HTTP_MAX_REQUESTS_PER_SOCKET'),
+      checkIntervalMs: int(env.WEBPERF_HTTP_CHECK_INTERVAL_MS, 1_000, 'WEBPERF_HTTP_CHECK_INTERVAL_MS') || 1_000,
+    },
   };
   const merged = { ...config, ...overrides };
   if (merged.heartbeatMs >= merged.staleAfterMs) {
     throw new Error(`WEBPERF_HEARTBEAT_MS (${merged.heartbeatMs}) must be shorter than WEBPERF_STALE_AFTER_MS (${merged.staleAfterMs})`);
+  }
+  if (merged.http.headersTimeoutMs > merged.http.requestTimeoutMs) {
+    throw new Error(`WEBPERF_HTTP_HEADERS_TIMEOUT_MS (${merged.http.headersTimeoutMs}) must not be longer than WEBPERF_HTTP_REQUEST_TIMEOUT_MS (${merged.http.requestTimeoutMs})`);
   }
   return merged;
 }

@@ -57,6 +57,9 @@ export function formBody(rules: FormBodyRules) {
   };
 }
 
+/** The messages of the multipart parser's (busboy's) errors about a malformed body. */
+const BUSBOY_ERROR = /^(Multipart: |Unexpected end of (form|file|multipart data)|Part terminated early|Malformed part header|Unsupported content type)/;
+
 const isMultipart = (request: FastifyRequest) => /^multipart\/form-data/i.test(request.headers['content-type'] ?? '');
 
 /** preParsing: a declared content-length over the route's limit is refused before the body is read. */
@@ -84,6 +87,11 @@ export function bodyError(err: FastifyError, request: FastifyRequest): WebperfEr
       return new WebperfError('VALIDATION', 'The form has too many fields');
   }
   if (rules && err.validation && err.validationContext === 'body') return rules.invalid();
+  // busboy's own errors carry neither a code nor a status: without this a multipart body without
+  // a boundary, or cut short, would be a 500.
+  if (isMultipart(request) && err.code === undefined && err.statusCode === undefined && BUSBOY_ERROR.test(err.message)) {
+    return new WebperfError('VALIDATION', `The multipart body is malformed: ${err.message}`);
+  }
   return null;
 }
 
@@ -129,6 +137,40 @@ export function drainBody(req: IncomingMessage, maxBytes = DRAIN_BYTES, ms = DRA
   });
 }
 
+/** How often dropRest looks at the socket's byte count. */
+const DROP_CHECK_MS = 5;
+
+/**
+ * Waits while Node drops the rest of a request body after the answer (IncomingMessage._dump, which
+ * emits no 'data' events): true once it has ended, false when more than `maxBytes` more arrived on
+ * the socket (a fast client overshoots by what arrives in DROP_CHECK_MS) or `ms` passed. Without
+ * this bound a client could make the server read a body of any size.
+ */
+export function dropRest(req: IncomingMessage, maxBytes = DRAIN_BYTES, ms = DRAIN_MS): Promise<boolean> {
+  const socket = req.socket;
+  if (req.complete || socket === null || socket.destroyed) return Promise.resolve(req.complete);
+  // A socket without a byte count (app.inject's) passes its body through 'data' events.
+  if (typeof socket.bytesRead !== 'number') return drainBody(req, maxBytes, ms);
+  const start = socket.bytesRead;
+  return new Promise((resolve) => {
+    const deadline = Date.now() + ms;
+    const finish = (ended: boolean) => {
+      clearInterval(timer);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      resolve(ended);
+    };
+    const onEnd = () => finish(true);
+    const onClose = () => finish(req.complete);
+    const timer = setInterval(() => {
+      if (req.complete) finish(true);
+      else if (socket.bytesRead - start > maxBytes || Date.now() > deadline || socket.destroyed) finish(false);
+    }, DROP_CHECK_MS);
+    req.once('end', onEnd);
+    req.once('close', onClose);
+  });
+}
+
 export default fp(
   async (app) => {
     await app.register(multipart, {
@@ -151,12 +193,15 @@ export default fp(
         // with the body unread: the kernel then resets it and the client, still sending, sees
         // the reset instead of this answer. The rest of the body is read and dropped; a body
         // over the drain limits ends the connection.
-        // Counted from when the answer has gone: Node then starts dropping the body itself and
-        // removes any earlier 'data' listener.
+        // Counted from when the answer has gone: Node then drops the body itself (without 'data'
+        // events, so the bytes are counted on the socket).
         reply.removeHeader('connection');
         reply.raw.once('finish', () => {
-          void drainBody(request.raw).then((ended) => {
-            if (!ended) request.raw.destroy();
+          void dropRest(request.raw).then((ended) => {
+            if (ended) return;
+            const socket = request.raw.socket as { destroy?: unknown } | null;
+            if (typeof socket?.destroy === 'function') request.raw.socket.destroy();
+            else request.raw.destroy();
           });
         });
       } else if (!(await drainBody(request.raw))) {

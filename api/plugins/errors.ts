@@ -3,9 +3,11 @@
  * validation errors become catalogue errors; anything else is a 500 whose body never leaks
  * internals. Body: { statusCode, error, message }.
  */
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import fp from 'fastify-plugin';
-import type { FastifyError, FastifyRequest } from 'fastify';
-import { ErrorCodes, WebperfError, isWebperfError } from '../../core/errors.js';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ErrorCodes, WebperfError, isWebperfError, type ErrorCode } from '../../core/errors.js';
 import { LANGS } from '../../core/i18n/langs.js';
 import { bodyError } from './body.js';
 
@@ -41,6 +43,64 @@ function validationError(err: FastifyError, request: FastifyRequest): WebperfErr
   return new WebperfError('VALIDATION', err.message);
 }
 
+/** The catalogue code of an error Node's HTTP parser raises before there is a request. */
+function clientErrorCode(err: NodeJS.ErrnoException): ErrorCode {
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'REQUEST_TIMEOUT';
+  if (err.code === 'HPE_HEADER_OVERFLOW') return 'HEADERS_TOO_LARGE';
+  return 'MALFORMED_REQUEST';
+}
+
+/**
+ * Fastify's `clientErrorHandler`: a request that never became one (bytes that are not HTTP,
+ * headers too large, a client too slow, see config.http) still gets the documented error body and
+ * a catalogue code before its connection is closed, instead of Fastify's own `Bad Request` body.
+ */
+export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const code = clientErrorCode(err);
+  const { status, message } = ErrorCodes[code];
+  const body = JSON.stringify({ statusCode: status, error: code, message });
+  this.log.debug({ err }, 'client error');
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy();
+}
+
+/**
+ * The catalogue code of a 4xx that Fastify or one of its plugins raised with a code of its own
+ * (FST_ERR_BAD_URL, FST_ERR_CTP_INVALID_JSON_BODY, FST_STATIC_FORBIDDEN_PATH …): callers see only
+ * catalogue codes. A status the catalogue has no code for answers 400 VALIDATION.
+ */
+function frameworkCode(err: FastifyError, status: number): ErrorCode {
+  if (err.code === 'FST_ERR_BAD_URL') return 'MALFORMED_REQUEST';
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return 'URI_TOO_LONG';
+  return FRAMEWORK_STATUS_CODES[status] ?? 'VALIDATION';
+}
+
+/**
+ * Fastify's `frameworkErrors`: the errors its router raises before there is a route (a broken
+ * percent-escape, a path parameter over maxParamLength) answer in the documented body too.
+ */
+export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const code = err.code === 'FST_ERR_BAD_URL' ? 'MALFORMED_REQUEST' : err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'URI_TOO_LONG' : 'INTERNAL';
+  const status = ErrorCodes[code].status;
+  void reply.status(status).send({ statusCode: status, error: code, message: code === 'INTERNAL' ? ErrorCodes.INTERNAL.message : err.message });
+}
+
+const FRAMEWORK_STATUS_CODES: Partial<Record<number, ErrorCode>> = {
+  400: 'VALIDATION',
+  401: 'KEY_MISSING',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  408: 'REQUEST_TIMEOUT',
+  413: 'REQUEST_TOO_LARGE',
+  414: 'URI_TOO_LONG',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+  431: 'HEADERS_TOO_LARGE',
+};
+
 export default fp(async (app) => {
   app.addSchema(ERROR_BODY_SCHEMA);
   app.setErrorHandler((caught: FastifyError, request, reply) => {
@@ -55,10 +115,9 @@ export default fp(async (app) => {
       request.log.error({ err }, 'request failed');
       return reply.status(500).send({ statusCode: 500, error: 'INTERNAL', message: ErrorCodes.INTERNAL.message });
     }
-    if (status === 429) {
-      return reply.status(429).send({ statusCode: 429, error: 'RATE_LIMITED', message: err.message });
-    }
-    return reply.status(status).send({ statusCode: status, error: err.code ?? 'VALIDATION', message: err.message });
+    const code = frameworkCode(err, status);
+    const shown = ErrorCodes[code].status;
+    return reply.status(shown).send({ statusCode: shown, error: code, message: err.message || ErrorCodes[code].message });
   });
   app.setNotFoundHandler((request, reply) => {
     reply.status(404).send({ statusCode: 404, error: 'NOT_FOUND', message: `No route ${request.method} ${request.url.split('?')[0]}` });

@@ -1,0 +1,29 @@
+/**
+ * Bad input in CI: the fuzz of chaos/scenarios/input-fuzz.ts with one request per route × key kind
+ * × malformation family (every cell at least once), over real HTTP on loopback against the real
+ * API in its own process and a real PostgreSQL. `npm run chaos -- input-fuzz` sends more.
+ */
+import t from 'tap';
+import { FAMILIES, KEY_KINDS } from '../../chaos/lib/fuzz.js';
+import { runInputFuzz } from '../../chaos/lib/input-fuzz-run.js';
+import { createTestDb } from '../helpers/db.js';
+
+t.test('fuzzing every route with every key kind and malformation: no 5xx, no drop, documented errors, healthy after', async (t) => {
+  const { url } = await createTestDb(t);
+  // The light warm-up saves ~1,000 requests in CI; the RSS comparison needs the full one (chaos run).
+  const r = await runInputFuzz({ databaseUrl: url, perCell: 1, seed: 4242, lightWarmUp: true });
+  const { report } = r;
+  const routes = new Set(r.targets.map((x) => `${x.method} ${x.path}`));
+  for (const route of ['GET /item/{id}', 'POST /tools/lix/', 'PUT /webhook/', 'POST /audit/', 'GET /private_stats/{siteId}/{testId}', 'GET /health']) {
+    t.ok(routes.has(route), `${route} comes from /openapi.json`);
+  }
+  for (const route of ['POST /0.1/retest/', 'HEAD /item/{id}', 'GET /docs/static/{*}']) t.ok(routes.has(route), `${route}, absent from /openapi.json, comes from the route table`);
+  t.equal(report.cells, r.targets.length * KEY_KINDS.length * FAMILIES.length, 'every route × key kind × family');
+  t.equal(report.requests, report.cells, 'one request per cell, each answered or judged');
+  const findings = report.findings.map((f) => `${f.rule} ${f.route} key=${f.key} family=${f.family} seed=${f.seed}: ${f.detail.slice(0, 200)}`);
+  t.same(report.broken, { '5xx': 0, dropped: 0, hang: 0, 'error body': 0 }, 'no 5xx, no connection without an answer, every error in the documented body', { findings, apiErrors: r.apiErrors.slice(-5) });
+  t.ok((report.statuses[200] ?? 0) > 0 && (report.statuses[400] ?? 0) > 0 && (report.statuses[401] ?? 0) > 0 && (report.statuses[403] ?? 0) > 0, 'the keys and values reached both the routes and their refusals', { statuses: report.statuses });
+  t.ok(r.healthy, '/health answers 200 ok afterwards and the process still runs');
+  t.comment(`API memory before → after: heap ${r.memoryBefore.heapUsed} → ${r.memoryAfter.heapUsed}, RSS ${r.memoryBefore.rss} → ${r.memoryAfter.rss}; ${report.requests} requests in ${report.ms} ms`);
+  t.ok(r.heapBack, 'the heap after a full GC is back near the start', { before: r.memoryBefore, after: r.memoryAfter });
+});
