@@ -21,6 +21,7 @@ import { auditCrawl, auditFiles } from '../core/audit/execute.js';
 import { PROJECT_ROOT, findChromium } from '../core/config.js';
 import { LIGHTHOUSE_FLAGS } from '../core/gather/gather.js';
 import { TargetGuard } from '../core/net/target-guard.js';
+import { PhaseTimes } from '../core/phase-times.js';
 import { loadPlugins } from '../core/registry.js';
 import { BrowserPool } from '../runners/browser-pool.js';
 import { AUDIT_PLUGIN_IDS } from '../runners/tasks/run-audit.js';
@@ -69,6 +70,7 @@ export async function benchAudit(): Promise<string> {
     await warm.close();
 
     // B first finds the 20 pages; A then runs bare Lighthouse on exactly those.
+    const timesB = new PhaseTimes();
     const t0 = performance.now();
     const crawled = await auditCrawl(`${origin}/`, AUDIT_PAGES, {
       browser: () => pool.acquire(),
@@ -77,16 +79,25 @@ export async function benchAudit(): Promise<string> {
       plugins: registry.select(AUDIT_PLUGIN_IDS),
       crux: { apiKey: null, endpoint: '' },
       pageTimeoutMs: 120_000,
+      times: timesB,
     });
+    const filesLap = timesB.laps('files');
     await auditFiles('audit_v2', `${origin}/`, 'bench', AUDIT_PAGES, crawled, { apiKey: null, endpoint: '' });
+    filesLap.end();
     const msAudit = performance.now() - t0;
     const failed = crawled.filter((p) => p.status !== 'done');
 
+    const timesA = new PhaseTimes();
     const t1 = performance.now();
     for (const p of crawled) {
+      const lap = timesA.laps('gather:open');
       const context = await (await pool.acquire()).createBrowserContext();
-      await lighthouse(p.url, { ...LIGHTHOUSE_FLAGS }, undefined, (await context.newPage()) as any);
+      const page = await context.newPage();
+      lap.next('lighthouse');
+      await lighthouse(p.url, { ...LIGHTHOUSE_FLAGS }, undefined, page as any);
+      lap.next('gather:close');
       await context.close();
+      lap.end();
     }
     const msBare = performance.now() - t1;
 
@@ -107,12 +118,22 @@ export async function benchAudit(): Promise<string> {
       await rm(out, { recursive: true, force: true });
       unlh = r.code === 0 ? `${f(ms)}   B / C = ${(msAudit / ms).toFixed(2)} (goal < 1: ${msAudit < ms ? 'PASS' : 'FAIL'})` : `failed (exit ${r.code}) after ${f(ms)}: ${r.err}`;
     }
+    const phases = [...new Set([...timesB.entries(), ...timesA.entries()].map((e) => e.phase))];
+    const byPhase = (t: PhaseTimes, phase: string) => t.entries().find((e) => e.phase === phase)?.ms ?? 0;
+    const col = (ms: number) => f(ms).padStart(9);
+    const profile = [
+      `  Profile, wall time per phase over all pages (A: bare Lighthouse, B: our audit):`,
+      `    ${'phase'.padEnd(26)}${'A'.padStart(9)}${'B'.padStart(9)}${'B - A'.padStart(9)}`,
+      ...phases.map((ph) => `    ${ph.padEnd(26)}${col(byPhase(timesA, ph))}${col(byPhase(timesB, ph))}${col(byPhase(timesB, ph) - byPhase(timesA, ph))}`),
+      `    ${'(unaccounted)'.padEnd(26)}${col(msBare - timesA.total())}${col(msAudit - timesB.total())}`,
+    ];
     return [
       `Audit of a ${SITE_PAGES}-page loopback site, ${AUDIT_PAGES} pages (${crawled.length} tested, ${failed.length} failed), one Chromium, after a warm-up:`,
       `  A  ${crawled.length} bare Lighthouse runs (same flags)            ${f(msBare)}`,
       `  B  our audit (crawl + Lighthouse + axe + privacy + files) ${f(msAudit)}`,
       `  C  Unlighthouse                                      ${unlh}`,
       `  B / A = ${(msAudit / msBare).toFixed(2)}  (goal ≤ 1.1: ${msAudit / msBare <= 1.1 ? 'PASS' : 'FAIL'})`,
+      ...profile,
     ].join('\n');
   } finally {
     await pool.close();

@@ -17,6 +17,7 @@ import { untilAborted } from '../abort.js';
 import { runAxe } from './axe.js';
 import { EXTRACT_PAGE, type extractInline, type extractTexts } from './page-extract.js';
 import { cookieHost, sameSite } from './site.js';
+import type { Laps, PhaseTimes } from '../phase-times.js';
 
 export interface GatherOptions {
   browser: Browser;
@@ -31,6 +32,8 @@ export interface GatherOptions {
   onPhase?: (phase: string) => void;
   /** Reads more from the loaded page before its context closes (the audit's crawler takes its links). */
   afterLoad?: (page: Page) => Promise<void>;
+  /** Adds the wall time of each step to these (the audit benchmark's profile). */
+  times?: PhaseTimes;
 }
 
 export const LIGHTHOUSE_CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'];
@@ -136,23 +139,26 @@ export async function gather(url: string, options: GatherOptions): Promise<Artif
   const limit = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, limit]) : limit;
   signal.throwIfAborted();
+  const lap = options.times?.laps('gather:open');
   await guard.assertUrl(url);
   const context = await browser.createBrowserContext();
   // Closing the context is what really stops Lighthouse, axe and the page's own work.
   const stop = () => void context.close().catch(() => {});
   signal.addEventListener('abort', stop, { once: true });
   try {
-    return await untilAborted(gatherIn(context, url, options), signal);
+    return await untilAborted(gatherIn(context, url, options, lap), signal);
   } catch (err) {
     if (limit.aborted) throw new WebperfError('TIMEOUT', `Loading the page took longer than ${timeoutMs} ms`);
     throw signal.aborted ? signal.reason : err;
   } finally {
     signal.removeEventListener('abort', stop);
+    lap?.next('gather:close');
     await context.close().catch(() => {});
+    lap?.end();
   }
 }
 
-async function gatherIn(context: Awaited<ReturnType<Browser['createBrowserContext']>>, url: string, options: GatherOptions): Promise<Artifacts> {
+async function gatherIn(context: Awaited<ReturnType<Browser['createBrowserContext']>>, url: string, options: GatherOptions, lap?: Laps): Promise<Artifacts> {
   const { guard } = options;
   const page = await context.newPage();
   const blocked: string[] = [];
@@ -161,15 +167,18 @@ async function gatherIn(context: Awaited<ReturnType<Browser['createBrowserContex
     if (m.type() === 'error') consoleErrors.push(m.text());
   });
   page.on('pageerror', (e) => consoleErrors.push(e instanceof Error ? e.message : String(e)));
+  lap?.next('gather:intercept');
   await guardRequests(page, guard, blocked);
 
   options.onPhase?.('lighthouse');
+  lap?.next('lighthouse');
   const result = await withGuardedLighthouseFetches(options.probes ?? createProbes(guard), () => lighthouse(url, { ...LIGHTHOUSE_FLAGS }, undefined, page as any));
   if (!result) throw new WebperfError('TARGET_UNREACHABLE', `Lighthouse returned no result for ${url}`);
   const { lhr, artifacts: lh } = result as any;
   if (lhr.runtimeError && lhr.runtimeError.code !== 'NO_ERROR') {
     throw new WebperfError('TARGET_UNREACHABLE', `The page could not be loaded: ${lhr.runtimeError.message}`);
   }
+  lap?.next('gather:network');
   const devtoolsLog = lh.DevtoolsLog ?? lh.devtoolsLogs?.defaultPass ?? [];
   const network = networkFromDevtoolsLog(devtoolsLog);
   for (const rec of network) {
@@ -182,13 +191,18 @@ async function gatherIn(context: Awaited<ReturnType<Browser['createBrowserContex
     ?? network.find((r) => r.resourceType === 'Document');
 
   options.onPhase?.('axe');
+  lap?.next('axe');
   const axe = await retryOnContextLoss(() => runAxe(page)).catch(() => null);
   options.onPhase?.('extract');
+  lap?.next('gather:extract');
   const { texts, inline } = await retryOnContextLoss(
     () => page.evaluate(EXTRACT_PAGE) as Promise<{ texts: ReturnType<typeof extractTexts>; inline: ReturnType<typeof extractInline> }>,
   );
+  lap?.next('privacy:cookies');
   const cookies = await cookiesOf(page, new URL(finalUrl).hostname);
+  lap?.next('crawl:links');
   if (options.afterLoad) await retryOnContextLoss(() => options.afterLoad!(page));
+  lap?.next('gather:resources');
 
   const stylesheets: TextResource[] = [];
   const seenSheets = new Set<string>();
@@ -207,6 +221,8 @@ async function gatherIn(context: Awaited<ReturnType<Browser['createBrowserContex
   }
   if (scripts.length === 0) for (const content of inline.scripts) scripts.push({ url: '', content });
 
+  lap?.next('gather:lighthouse-trim');
+  const lighthouseArtifact = trimLighthouse(lhr);
   return {
     requestedUrl: url,
     finalUrl,
@@ -223,7 +239,7 @@ async function gatherIn(context: Awaited<ReturnType<Browser['createBrowserContex
     htmlLang: texts.htmlLang,
     consoleErrors,
     axe,
-    lighthouse: trimLighthouse(lhr),
+    lighthouse: lighthouseArtifact,
     stylesheets,
     scripts,
   };
