@@ -13,10 +13,11 @@ export interface Laps {
 export class PhaseTimes {
   private readonly totals = new Map<string, { ms: number; count: number }>();
 
-  add(phase: string, ms: number): void {
+  /** `count`: how many runs of the phase this is (0 for a correction). */
+  add(phase: string, ms: number, count = 1): void {
     const t = this.totals.get(phase) ?? { ms: 0, count: 0 };
     t.ms += ms;
-    t.count += 1;
+    t.count += count;
     this.totals.set(phase, t);
   }
 
