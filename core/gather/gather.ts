@@ -5,7 +5,7 @@
  * actually connected to are checked again afterwards.
  */
 import lighthouse from 'lighthouse';
-import { swapLocale } from 'lighthouse/shared/localization/swap-locale.js';
+import { getFormatted } from 'lighthouse/shared/localization/format.js';
 import type { Browser, Page } from 'puppeteer-core';
 import { WebperfError } from '../errors.js';
 import type { Artifacts, CookieRecord, LighthouseArtifact, Probes, TextResource } from '../plugin-api.js';
@@ -73,14 +73,50 @@ export async function guardRequests(page: Page, guard: TargetGuard, blocked: str
   });
 }
 
-function trimLighthouse(lhr: any): LighthouseArtifact {
-  // One run, both report languages: Lighthouse's own Swedish strings.
-  let sv: any = null;
-  try {
-    sv = swapLocale(lhr, 'sv').lhr;
-  } catch {
-    sv = null;
+// An audit's title or display value as Lighthouse's i18n paths name them: `audits.label.title`,
+// `audits[first-contentful-paint].displayValue`.
+const KEPT_STRING = /^audits(?:\.([a-z]+)|\[([^\]]+)\])\.(title|displayValue)$/i;
+
+/** Swedish messages without values (the audit titles): the same on every page, formatted once. */
+const constantSv = new Map<string, string>();
+
+/**
+ * Lighthouse's own Swedish strings for what the artifact keeps: audit titles and display values.
+ * Lighthouse's swapLocale deep-copies the whole result (screenshots included) and formats every
+ * string in it, a few hundred milliseconds a page; this formats only those two, with the same
+ * message ids, values and formatter.
+ */
+function swedishAudits(lhr: any): Record<string, { title?: string; displayValue?: string }> {
+  const out: Record<string, { title?: string; displayValue?: string }> = {};
+  for (const [i18nId, instances] of Object.entries<any[]>(lhr.i18n?.icuMessagePaths ?? {})) {
+    for (const instance of instances) {
+      const path: string = typeof instance === 'string' ? instance : instance?.path ?? '';
+      const m = KEPT_STRING.exec(path);
+      if (!m) continue;
+      const id = m[1] ?? m[2];
+      const field = m[3] as 'title' | 'displayValue';
+      const original = lhr.audits?.[id]?.[field];
+      if (typeof original !== 'string') continue;
+      const values = typeof instance === 'string' ? undefined : instance.values;
+      let sv = values ? undefined : constantSv.get(i18nId);
+      if (sv === undefined) {
+        try {
+          sv = getFormatted({ i18nId, values, formattedDefault: original } as any, 'sv');
+        } catch {
+          sv = original;
+        }
+        if (!values) constantSv.set(i18nId, sv);
+      }
+      (out[id] ??= {})[field] = sv;
+    }
   }
+  return out;
+}
+
+/** The part of Lighthouse's result the plugins read, in both report languages. */
+export function trimLighthouse(lhr: any): LighthouseArtifact {
+  // One run, both report languages: Lighthouse's own Swedish strings.
+  const sv = { audits: swedishAudits(lhr) };
   const categories: LighthouseArtifact['categories'] = {};
   const auditRefs: LighthouseArtifact['auditRefs'] = {};
   for (const [id, c] of Object.entries<any>(lhr.categories ?? {})) {
