@@ -2,6 +2,8 @@
  * Wall time per named phase, summed over many pages: the audit benchmark's profile. The gather
  * step, the engine and the crawler mark where a phase starts; the time until the next mark (or
  * the end) is added to it. Optional everywhere: without a PhaseTimes nothing is measured.
+ * A phase whose name starts with a space is a part of another one, run beside it: listed, but not
+ * counted in total().
  */
 
 /** A lap timer of one page: each `next` ends the running phase and starts the named one. */
@@ -48,7 +50,7 @@ export class PhaseTimes {
 
   total(): number {
     let sum = 0;
-    for (const t of this.totals.values()) sum += t.ms;
+    for (const [phase, t] of this.totals) if (!phase.startsWith(' ')) sum += t.ms;
     return sum;
   }
 }

@@ -4,7 +4,8 @@
  * loaded page. Every request Chromium makes passes the target guard; the addresses Chromium
  * actually connected to are checked again afterwards.
  */
-import lighthouse from 'lighthouse';
+import { navigationGather } from 'lighthouse/core/gather/navigation-runner.js';
+import { Runner } from 'lighthouse/core/runner.js';
 import { getFormatted } from 'lighthouse/shared/localization/format.js';
 import type { Browser, Page } from 'puppeteer-core';
 import { WebperfError } from '../errors.js';
@@ -194,6 +195,28 @@ export async function gather(url: string, options: GatherOptions): Promise<Artif
   }
 }
 
+/** What the gather step reads from the page Lighthouse loaded, in that same load. */
+async function readLoadedPage(page: Page, loadedUrl: string, options: GatherOptions) {
+  const times = options.times;
+  const step = async <T>(phase: string, fn: () => Promise<T>): Promise<T> => {
+    const lap = times?.laps(phase);
+    try {
+      return await fn();
+    } finally {
+      lap?.end();
+    }
+  };
+  options.onPhase?.('axe');
+  const axe = await step('  in page: axe', () => retryOnContextLoss(() => runAxe(page)).catch(() => null));
+  options.onPhase?.('extract');
+  const { texts, inline } = await step('  in page: text', () => retryOnContextLoss(
+    () => page.evaluate(EXTRACT_PAGE) as Promise<{ texts: ReturnType<typeof extractTexts>; inline: ReturnType<typeof extractInline> }>,
+  ));
+  const cookies = await step('  in page: cookies', () => cookiesOf(page, new URL(loadedUrl).hostname));
+  if (options.afterLoad) await step('  in page: links', () => retryOnContextLoss(() => options.afterLoad!(page)));
+  return { axe, texts, inline, cookies };
+}
+
 async function gatherIn(context: Awaited<ReturnType<Browser['createBrowserContext']>>, url: string, options: GatherOptions, lap?: Laps): Promise<Artifacts> {
   const { guard } = options;
   const page = await context.newPage();
@@ -208,36 +231,44 @@ async function gatherIn(context: Awaited<ReturnType<Browser['createBrowserContex
 
   options.onPhase?.('lighthouse');
   lap?.next('lighthouse');
-  const result = await withGuardedLighthouseFetches(options.probes ?? createProbes(guard), () => lighthouse(url, { ...LIGHTHOUSE_FLAGS }, undefined, page as any));
-  if (!result) throw new WebperfError('TARGET_UNREACHABLE', `Lighthouse returned no result for ${url}`);
-  const { lhr, artifacts: lh } = result as any;
-  if (lhr.runtimeError && lhr.runtimeError.code !== 'NO_ERROR') {
-    throw new WebperfError('TARGET_UNREACHABLE', `The page could not be loaded: ${lhr.runtimeError.message}`);
-  }
+  // Lighthouse's two steps, as lighthouse() runs them: the page load and measurement, then the
+  // audits, which read only the gathered artifacts (Node CPU, no page, no browser). The page is
+  // read (axe, text, cookies, links) while the audits compute: the lab figures come from the trace
+  // already taken, so they are the same as from lighthouse() itself; never two loads at once.
+  const gathered = await withGuardedLighthouseFetches(options.probes ?? createProbes(guard), () => navigationGather(page as any, url, { flags: { ...LIGHTHOUSE_FLAGS } }));
+  const lh: any = gathered.artifacts;
   lap?.next('gather:network');
   const devtoolsLog = lh.DevtoolsLog ?? lh.devtoolsLogs?.defaultPass ?? [];
   const network = networkFromDevtoolsLog(devtoolsLog);
-  for (const rec of network) {
-    if (rec.remoteAddress && /^https?:/.test(rec.url) && !guard.isAllowedConnection(rec.url, rec.remoteAddress)) {
-      throw new WebperfError('TARGET_BLOCKED', `The page loaded ${rec.url} from ${rec.remoteAddress}, which is not allowed`);
-    }
+  const disallowed = network.find((rec) => rec.remoteAddress && /^https?:/.test(rec.url) && !guard.isAllowedConnection(rec.url, rec.remoteAddress));
+  // A page that failed to load, or that reached an address it must not, is not read any further.
+  const readable = !disallowed && !Runner.getArtifactRuntimeError(lh);
+  const loadedUrl: string = lh.URL?.finalDisplayedUrl ?? url;
+  lap?.next('lighthouse:audits+page');
+  const inPage = readable ? readLoadedPage(page, loadedUrl, options) : null;
+  // Settled either way before anything throws, so nothing is left reading a closing page.
+  inPage?.catch(() => undefined);
+  const audited = Runner.audit(lh, gathered.runnerOptions);
+  const result = await audited.catch(async (err: unknown) => {
+    await inPage?.catch(() => undefined);
+    throw err;
+  });
+  if (!result) {
+    await inPage?.catch(() => undefined);
+    throw new WebperfError('TARGET_UNREACHABLE', `Lighthouse returned no result for ${url}`);
   }
+  const { lhr } = result as any;
+  if (lhr.runtimeError && lhr.runtimeError.code !== 'NO_ERROR') {
+    await inPage?.catch(() => undefined);
+    throw new WebperfError('TARGET_UNREACHABLE', `The page could not be loaded: ${lhr.runtimeError.message}`);
+  }
+  if (disallowed) {
+    throw new WebperfError('TARGET_BLOCKED', `The page loaded ${disallowed.url} from ${disallowed.remoteAddress}, which is not allowed`);
+  }
+  const { axe, texts, inline, cookies } = await inPage!;
   const finalUrl: string = lhr.finalDisplayedUrl ?? lhr.finalUrl ?? url;
   const mainRecord = network.find((r) => r.resourceType === 'Document' && r.url === (lh.URL?.mainDocumentUrl ?? finalUrl))
     ?? network.find((r) => r.resourceType === 'Document');
-
-  options.onPhase?.('axe');
-  lap?.next('axe');
-  const axe = await retryOnContextLoss(() => runAxe(page)).catch(() => null);
-  options.onPhase?.('extract');
-  lap?.next('gather:extract');
-  const { texts, inline } = await retryOnContextLoss(
-    () => page.evaluate(EXTRACT_PAGE) as Promise<{ texts: ReturnType<typeof extractTexts>; inline: ReturnType<typeof extractInline> }>,
-  );
-  lap?.next('privacy:cookies');
-  const cookies = await cookiesOf(page, new URL(finalUrl).hostname);
-  lap?.next('crawl:links');
-  if (options.afterLoad) await retryOnContextLoss(() => options.afterLoad!(page));
   lap?.next('gather:resources');
 
   const stylesheets: TextResource[] = [];
