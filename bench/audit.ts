@@ -138,7 +138,8 @@ export async function benchAudit(): Promise<string> {
     const byPhase = (t: PhaseTimes, phase: string) => t.entries().find((e) => e.phase === phase)?.ms ?? 0;
     const col = (ms: number) => f(ms).padStart(9);
     const profile = [
-      `  Profile, wall time per phase over all pages (A: bare Lighthouse, B: our audit):`,
+      `  Profile, wall time per phase over all pages (A: bare Lighthouse, B: our audit; the indented`,
+      `  "in page" steps run beside Lighthouse's audits, inside lighthouse:audits+page, and are not summed):`,
       `    ${'phase'.padEnd(26)}${'A'.padStart(9)}${'B'.padStart(9)}${'B - A'.padStart(9)}`,
       ...phases.map((ph) => `    ${ph.padEnd(26)}${col(byPhase(timesA, ph))}${col(byPhase(timesB, ph))}${col(byPhase(timesB, ph) - byPhase(timesA, ph))}`),
       `    ${'(unaccounted)'.padEnd(26)}${col(msBare - timesA.total())}${col(msAudit - timesB.total())}`,
