@@ -9,6 +9,7 @@ import { createProbes } from './net/probes.js';
 import type { TargetGuard } from './net/target-guard.js';
 import type { Artifacts, TestPlugin } from './plugin-api.js';
 import { runPlugins, type TestOutcome } from './pipeline.js';
+import type { PhaseTimes } from './phase-times.js';
 import type { PluginRegistry } from './registry.js';
 import { getRun, markRun, saveRunResults } from './store/runs.js';
 
@@ -34,6 +35,8 @@ export interface TestPageOptions {
   signal?: AbortSignal;
   /** Passed to gather: reads more from the loaded page (the audit's links). */
   afterLoad?: GatherOptions['afterLoad'];
+  /** Adds the wall time of each step to these (the audit benchmark's profile). */
+  times?: PhaseTimes;
 }
 
 /** Loads the page once and runs the given plugins on its artifacts. */
@@ -41,15 +44,17 @@ export async function testPage(url: string, plugins: readonly TestPlugin[], deps
   const t0 = Date.now();
   // One probe cache per run, shared by Lighthouse's own fetches and the plugins: robots.txt once.
   const probes = createProbes(deps.guard);
-  const artifacts = await gather(url, { browser: deps.browser, guard: deps.guard, probes, timeoutMs: deps.gatherTimeoutMs, onPhase: options.onPhase, signal: options.signal, afterLoad: options.afterLoad });
+  const artifacts = await gather(url, { browser: deps.browser, guard: deps.guard, probes, timeoutMs: deps.gatherTimeoutMs, onPhase: options.onPhase, signal: options.signal, afterLoad: options.afterLoad, times: options.times });
   const t1 = Date.now();
   options.onPhase?.('plugins');
+  const lap = options.times?.laps('plugins');
   const rating = runPlugins(plugins, artifacts, {
     probes,
     onPlugin: options.onPlugin,
     signal: options.signal,
   });
   const outcomes = options.signal ? await untilAborted(rating, options.signal) : await rating;
+  lap?.end();
   return { artifacts, outcomes, gatherMs: t1 - t0, pluginsMs: Date.now() - t1 };
 }
 

@@ -9,6 +9,7 @@
  * stored (a resumed audit) are replayed from their stored links instead of being loaded again.
  */
 import robotsParserModule from 'robots-parser';
+import type { PhaseTimes } from '../phase-times.js';
 import type { ProbeResponse, Probes } from '../plugin-api.js';
 import { readSitemaps } from '../net/sitemap.js';
 import { inScope, normaliseUrl, pageKey } from './normalise.js';
@@ -58,6 +59,8 @@ export interface CrawlOptions {
   onPage?: (page: CrawledPage) => Promise<void>;
   /** Called for every address left out, with the reason (diagnostics and tests). */
   onSkip?: (url: string, reason: SkipReason) => void;
+  /** Adds the wall time of the crawler's own steps to these (the audit benchmark's profile). */
+  times?: PhaseTimes;
 }
 
 export interface CrawlResult {
@@ -104,6 +107,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
   const start = new URL(startUrl);
   const { probes } = options;
   const skip = (url: string, reason: SkipReason) => options.onSkip?.(url, reason);
+  const lap = options.times?.laps('crawl:robots-sitemaps');
 
   const robotsUrl = new URL('/robots.txt', start).href;
   const robotsRes = await probes.fetch(robotsUrl);
@@ -117,6 +121,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
   // Bounded: an audit never needs more addresses than a few times the pages it tests.
   const fromSitemaps = (await readSitemaps(probes, sitemaps, { maxUrls: Math.max(1000, options.pages * 10), maxSitemaps: 20 })).urls;
 
+  lap?.end();
   const stored = new Map((options.done ?? []).map((p) => [pageKey(p.url), p]));
   const pages: CrawledPage[] = [];
   const seen = new Set<string>();
@@ -146,13 +151,17 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
     const position = pages.length;
     const finish = async (page: CrawledPage) => {
       pages.push(page);
+      lap?.next('save');
       await options.onPage?.(page);
+      lap?.end();
       for (const link of page.links) enqueue(link);
     };
     // A guarded GET first: content type, redirects and robots directives decide before Chromium
     // loads anything. Redirects are followed here hop by hop, so that one leaving the site is
     // never followed at all.
+    lap?.next('crawl:probe');
     const probe = await fetchInScope(probes, url, start);
+    lap?.end();
     if (probe === 'out-of-scope') { skip(url, 'redirect-out-of-scope'); continue; }
     if (probe.error) {
       await finish({ position, url, status: 'failed', error: probe.error, links: [], result: {} });

@@ -8,6 +8,7 @@ import type { Browser } from 'puppeteer-core';
 import type { Db } from '../db/database.js';
 import { createProbes } from '../net/probes.js';
 import type { TargetGuard } from '../net/target-guard.js';
+import type { PhaseTimes } from '../phase-times.js';
 import type { TestPlugin } from '../plugin-api.js';
 import type { PluginRegistry } from '../registry.js';
 import { auditPages, finishAudit, getAudit, markAudit, recordAuditPage, type AuditFile, type AuditFormat } from '../store/audits.js';
@@ -29,6 +30,8 @@ export interface AuditDeps {
   pageTimeoutMs?: number;
   /** Progress: pages finished of pages ordered. */
   onProgress?: (done: number, total: number, page: CrawledPage) => void;
+  /** Adds the wall time of each step to these (the audit benchmark's profile). */
+  times?: PhaseTimes;
 }
 
 /** Crawls and tests a site; pages in `done` are replayed, `onPage` stores each new one. */
@@ -37,13 +40,14 @@ export async function auditCrawl(start: string, pages: number, deps: AuditDeps, 
   // csv: axe only, no Lighthouse (much faster).
   const visitWith = (b: Browser) => format === 'csv'
     ? crawlOnlyVisitor(b, deps.guard, deps.pageTimeoutMs, { axe: true })
-    : testingVisitor(deps.plugins, { browser: b, guard: deps.guard, registry: deps.registry, gatherTimeoutMs: deps.pageTimeoutMs });
+    : testingVisitor(deps.plugins, { browser: b, guard: deps.guard, registry: deps.registry, gatherTimeoutMs: deps.pageTimeoutMs }, deps.times);
   let count = done.length;
   const result = await crawl({
     start,
     pages,
     probes: createProbes(deps.guard),
     done,
+    times: deps.times,
     visit: async (url) => visitWith(await deps.browser().catch(() => browser))(url),
     onPage: async (p) => {
       await onPage?.(p);

@@ -10,6 +10,7 @@ import { guardRequests } from '../gather/gather.js';
 import { openGuardedContext } from '../gather/guarded-context.js';
 import type { TargetGuard } from '../net/target-guard.js';
 import type { TestPlugin } from '../plugin-api.js';
+import type { PhaseTimes } from '../phase-times.js';
 import type { TestOutcome } from '../pipeline.js';
 import { summarisePage } from './page-result.js';
 import type { Visited } from './crawl.js';
@@ -32,15 +33,19 @@ export async function readRenderedLinks(page: Page): Promise<{ links: string[]; 
 }
 
 /** The audit's visitor: one load per page, tested the way the run pipeline tests a page. */
-export function testingVisitor(plugins: readonly TestPlugin[], deps: EngineDeps): (url: string) => Promise<Visited> {
+export function testingVisitor(plugins: readonly TestPlugin[], deps: EngineDeps, times?: PhaseTimes): (url: string) => Promise<Visited> {
   return async (url) => {
     let rendered = { links: [] as string[], noindex: false, nofollow: false };
     const { artifacts, outcomes } = await testPage(url, plugins, deps, {
       afterLoad: async (page) => {
         rendered = await readRenderedLinks(page);
       },
+      times,
     });
-    return { ...rendered, result: summarisePage(artifacts, outcomes as TestOutcome[]) };
+    const lap = times?.laps('summarise');
+    const result = summarisePage(artifacts, outcomes as TestOutcome[]);
+    lap?.end();
+    return { ...rendered, result };
   };
 }
 

@@ -5,8 +5,9 @@
  * interception, and connected only through the guard proxy (guarded-context.ts), whose recorded
  * addresses are checked again afterwards.
  */
-import lighthouse from 'lighthouse';
-import { swapLocale } from 'lighthouse/shared/localization/swap-locale.js';
+import { navigationGather } from 'lighthouse/core/gather/navigation-runner.js';
+import { Runner } from 'lighthouse/core/runner.js';
+import { getFormatted } from 'lighthouse/shared/localization/format.js';
 import type { Browser, Page } from 'puppeteer-core';
 import { WebperfError } from '../errors.js';
 import type { Artifacts, CookieRecord, LighthouseArtifact, Probes, TextResource } from '../plugin-api.js';
@@ -18,6 +19,7 @@ import { untilAborted } from '../abort.js';
 import { runAxe } from './axe.js';
 import { EXTRACT_PAGE, type extractInline, type extractTexts } from './page-extract.js';
 import { cookieHost, sameSite } from './site.js';
+import type { Laps, PhaseTimes } from '../phase-times.js';
 import { openGuardedContext, remoteAddressesFromProxy, type GuardedContext } from './guarded-context.js';
 
 export interface GatherOptions {
@@ -33,6 +35,8 @@ export interface GatherOptions {
   onPhase?: (phase: string) => void;
   /** Reads more from the loaded page before its context closes (the audit's crawler takes its links). */
   afterLoad?: (page: Page) => Promise<void>;
+  /** Adds the wall time of each step to these (the audit benchmark's profile). */
+  times?: PhaseTimes;
 }
 
 export const LIGHTHOUSE_CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'];
@@ -47,11 +51,7 @@ export const LIGHTHOUSE_FLAGS = {
 
 export { AXE_TAGS } from './axe.js';
 
-/**
- * Refuses, inside Chromium, every request whose host the guard does not allow. `onPageRefused` is
- * told when the refused request is the page itself (its first load or a redirect of it): nothing
- * is left to test, and Lighthouse would otherwise wait for a load that never comes.
- */
+/** Refuses, inside Chromium, every request whose host the guard does not allow. */
 export async function guardRequests(page: Page, guard: TargetGuard, blocked: string[], onPageRefused?: (url: string) => void): Promise<void> {
   const verdicts = new Map<string, Promise<boolean>>();
   await page.setRequestInterception(true);
@@ -77,14 +77,50 @@ export async function guardRequests(page: Page, guard: TargetGuard, blocked: str
   });
 }
 
-function trimLighthouse(lhr: any): LighthouseArtifact {
-  // One run, both report languages: Lighthouse's own Swedish strings.
-  let sv: any = null;
-  try {
-    sv = swapLocale(lhr, 'sv').lhr;
-  } catch {
-    sv = null;
+// An audit's title or display value as Lighthouse's i18n paths name them: `audits.label.title`,
+// `audits[first-contentful-paint].displayValue`.
+const KEPT_STRING = /^audits(?:\.([a-z]+)|\[([^\]]+)\])\.(title|displayValue)$/i;
+
+/** Swedish messages without values (the audit titles): the same on every page, formatted once. */
+const constantSv = new Map<string, string>();
+
+/**
+ * Lighthouse's own Swedish strings for what the artifact keeps: audit titles and display values.
+ * Lighthouse's swapLocale deep-copies the whole result (screenshots included) and formats every
+ * string in it, a few hundred milliseconds a page; this formats only those two, with the same
+ * message ids, values and formatter.
+ */
+function swedishAudits(lhr: any): Record<string, { title?: string; displayValue?: string }> {
+  const out: Record<string, { title?: string; displayValue?: string }> = {};
+  for (const [i18nId, instances] of Object.entries<any[]>(lhr.i18n?.icuMessagePaths ?? {})) {
+    for (const instance of instances) {
+      const path: string = typeof instance === 'string' ? instance : instance?.path ?? '';
+      const m = KEPT_STRING.exec(path);
+      if (!m) continue;
+      const id = m[1] ?? m[2];
+      const field = m[3] as 'title' | 'displayValue';
+      const original = lhr.audits?.[id]?.[field];
+      if (typeof original !== 'string') continue;
+      const values = typeof instance === 'string' ? undefined : instance.values;
+      let sv = values ? undefined : constantSv.get(i18nId);
+      if (sv === undefined) {
+        try {
+          sv = getFormatted({ i18nId, values, formattedDefault: original } as any, 'sv');
+        } catch {
+          sv = original;
+        }
+        if (!values) constantSv.set(i18nId, sv);
+      }
+      (out[id] ??= {})[field] = sv;
+    }
   }
+  return out;
+}
+
+/** The part of Lighthouse's result the plugins read, in both report languages. */
+export function trimLighthouse(lhr: any): LighthouseArtifact {
+  // One run, both report languages: Lighthouse's own Swedish strings.
+  const sv = { audits: swedishAudits(lhr) };
   const categories: LighthouseArtifact['categories'] = {};
   const auditRefs: LighthouseArtifact['auditRefs'] = {};
   for (const [id, c] of Object.entries<any>(lhr.categories ?? {})) {
@@ -144,6 +180,7 @@ export async function gather(url: string, options: GatherOptions): Promise<Artif
   const refused = new AbortController();
   const signal = AbortSignal.any([refused.signal, limit, ...(options.signal ? [options.signal] : [])]);
   signal.throwIfAborted();
+  const lap = options.times?.laps('gather:open');
   await guard.assertUrl(url);
   const guarded = await openGuardedContext(browser, guard);
   // Closing the context is what really stops Lighthouse, axe and the page's own work.
@@ -151,17 +188,41 @@ export async function gather(url: string, options: GatherOptions): Promise<Artif
   signal.addEventListener('abort', stop, { once: true });
   try {
     const onPageRefused = (to: string) => refused.abort(new WebperfError('TARGET_BLOCKED', `The page ${to} is not allowed as a test target`));
-    return await untilAborted(gatherIn(guarded, url, options, onPageRefused), signal);
+    return await untilAborted(gatherIn(guarded, url, options, onPageRefused, lap), signal);
   } catch (err) {
     if (limit.aborted) throw new WebperfError('TIMEOUT', `Loading the page took longer than ${timeoutMs} ms`);
     throw signal.aborted ? signal.reason : err;
   } finally {
     signal.removeEventListener('abort', stop);
+    lap?.next('gather:close');
     await guarded.close();
+    lap?.end();
   }
 }
 
-async function gatherIn({ context, proxy }: GuardedContext, url: string, options: GatherOptions, onPageRefused: (url: string) => void): Promise<Artifacts> {
+/** What the gather step reads from the page Lighthouse loaded, in that same load. */
+async function readLoadedPage(page: Page, loadedUrl: string, options: GatherOptions) {
+  const times = options.times;
+  const step = async <T>(phase: string, fn: () => Promise<T>): Promise<T> => {
+    const lap = times?.laps(phase);
+    try {
+      return await fn();
+    } finally {
+      lap?.end();
+    }
+  };
+  options.onPhase?.('axe');
+  const axe = await step('  in page: axe', () => retryOnContextLoss(() => runAxe(page)).catch(() => null));
+  options.onPhase?.('extract');
+  const { texts, inline } = await step('  in page: text', () => retryOnContextLoss(
+    () => page.evaluate(EXTRACT_PAGE) as Promise<{ texts: ReturnType<typeof extractTexts>; inline: ReturnType<typeof extractInline> }>,
+  ));
+  const cookies = await step('  in page: cookies', () => cookiesOf(page, new URL(loadedUrl).hostname));
+  if (options.afterLoad) await step('  in page: links', () => retryOnContextLoss(() => options.afterLoad!(page)));
+  return { axe, texts, inline, cookies };
+}
+
+async function gatherIn({ context, proxy }: GuardedContext, url: string, options: GatherOptions, onPageRefused: (url: string) => void, lap?: Laps): Promise<Artifacts> {
   const { guard } = options;
   const page = await context.newPage();
   const blocked: string[] = [];
@@ -170,35 +231,51 @@ async function gatherIn({ context, proxy }: GuardedContext, url: string, options
     if (m.type() === 'error') consoleErrors.push(m.text());
   });
   page.on('pageerror', (e) => consoleErrors.push(e instanceof Error ? e.message : String(e)));
+  lap?.next('gather:intercept');
   await guardRequests(page, guard, blocked, onPageRefused);
 
   options.onPhase?.('lighthouse');
-  const result = await withGuardedLighthouseFetches(options.probes ?? createProbes(guard), () => lighthouse(url, { ...LIGHTHOUSE_FLAGS }, undefined, page as any));
-  if (!result) throw new WebperfError('TARGET_UNREACHABLE', `Lighthouse returned no result for ${url}`);
-  const { lhr, artifacts: lh } = result as any;
-  if (lhr.runtimeError && lhr.runtimeError.code !== 'NO_ERROR') {
-    throw new WebperfError('TARGET_UNREACHABLE', `The page could not be loaded: ${lhr.runtimeError.message}`);
-  }
+  lap?.next('lighthouse');
+  // Lighthouse's two steps, as lighthouse() runs them: the page load and measurement, then the
+  // audits, which read only the gathered artifacts (Node CPU, no page, no browser). The page is
+  // read (axe, text, cookies, links) while the audits compute: the lab figures come from the trace
+  // already taken, so they are the same as from lighthouse() itself; never two loads at once.
+  const gathered = await withGuardedLighthouseFetches(options.probes ?? createProbes(guard), () => navigationGather(page as any, url, { flags: { ...LIGHTHOUSE_FLAGS } }));
+  const lh: any = gathered.artifacts;
+  lap?.next('gather:network');
   const devtoolsLog = lh.DevtoolsLog ?? lh.devtoolsLogs?.defaultPass ?? [];
   const network = networkFromDevtoolsLog(devtoolsLog);
   remoteAddressesFromProxy(network, proxy);
-  for (const rec of network) {
-    if (rec.remoteAddress && /^https?:/.test(rec.url) && !guard.isAllowedConnection(rec.url, rec.remoteAddress)) {
-      throw new WebperfError('TARGET_BLOCKED', `The page loaded ${rec.url} from ${rec.remoteAddress}, which is not allowed`);
-    }
+  const disallowed = network.find((rec) => rec.remoteAddress && /^https?:/.test(rec.url) && !guard.isAllowedConnection(rec.url, rec.remoteAddress));
+  // A page that failed to load, or that reached an address it must not, is not read any further.
+  const readable = !disallowed && !Runner.getArtifactRuntimeError(lh);
+  const loadedUrl: string = lh.URL?.finalDisplayedUrl ?? url;
+  lap?.next('lighthouse:audits+page');
+  const inPage = readable ? readLoadedPage(page, loadedUrl, options) : null;
+  // Settled either way before anything throws, so nothing is left reading a closing page.
+  inPage?.catch(() => undefined);
+  const audited = Runner.audit(lh, gathered.runnerOptions);
+  const result = await audited.catch(async (err: unknown) => {
+    await inPage?.catch(() => undefined);
+    throw err;
+  });
+  if (!result) {
+    await inPage?.catch(() => undefined);
+    throw new WebperfError('TARGET_UNREACHABLE', `Lighthouse returned no result for ${url}`);
   }
+  const { lhr } = result as any;
+  if (lhr.runtimeError && lhr.runtimeError.code !== 'NO_ERROR') {
+    await inPage?.catch(() => undefined);
+    throw new WebperfError('TARGET_UNREACHABLE', `The page could not be loaded: ${lhr.runtimeError.message}`);
+  }
+  if (disallowed) {
+    throw new WebperfError('TARGET_BLOCKED', `The page loaded ${disallowed.url} from ${disallowed.remoteAddress}, which is not allowed`);
+  }
+  const { axe, texts, inline, cookies } = await inPage!;
   const finalUrl: string = lhr.finalDisplayedUrl ?? lhr.finalUrl ?? url;
   const mainRecord = network.find((r) => r.resourceType === 'Document' && r.url === (lh.URL?.mainDocumentUrl ?? finalUrl))
     ?? network.find((r) => r.resourceType === 'Document');
-
-  options.onPhase?.('axe');
-  const axe = await retryOnContextLoss(() => runAxe(page)).catch(() => null);
-  options.onPhase?.('extract');
-  const { texts, inline } = await retryOnContextLoss(
-    () => page.evaluate(EXTRACT_PAGE) as Promise<{ texts: ReturnType<typeof extractTexts>; inline: ReturnType<typeof extractInline> }>,
-  );
-  const cookies = await cookiesOf(page, new URL(finalUrl).hostname);
-  if (options.afterLoad) await retryOnContextLoss(() => options.afterLoad!(page));
+  lap?.next('gather:resources');
 
   const stylesheets: TextResource[] = [];
   const seenSheets = new Set<string>();
@@ -217,6 +294,8 @@ async function gatherIn({ context, proxy }: GuardedContext, url: string, options
   }
   if (scripts.length === 0) for (const content of inline.scripts) scripts.push({ url: '', content });
 
+  lap?.next('gather:lighthouse-trim');
+  const lighthouseArtifact = trimLighthouse(lhr);
   return {
     requestedUrl: url,
     finalUrl,
@@ -233,7 +312,7 @@ async function gatherIn({ context, proxy }: GuardedContext, url: string, options
     htmlLang: texts.htmlLang,
     consoleErrors,
     axe,
-    lighthouse: trimLighthouse(lhr),
+    lighthouse: lighthouseArtifact,
     stylesheets,
     scripts,
   };
