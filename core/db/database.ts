@@ -23,6 +23,9 @@ export function createDb(connectionString: string, options: { max?: number } = {
   });
   // An idle client losing its server (database restarted) must not crash the process.
   pool.on('error', () => {});
+  // A client checked out when the server dies (a transaction mid-way) emits 'error' too; unheard,
+  // that would crash the process. Its query rejects anyway, which is where the failure is handled.
+  pool.on('connect', (client) => void client.on('error', () => {}));
   // cursor: lets large reads (the agency CSV) stream with `.stream()` instead of loading every row.
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
 }
