@@ -17,7 +17,7 @@ import { isLang, LANGS, reportLang, type Lang } from '../core/i18n/langs.js';
 import { TargetGuard } from '../core/net/target-guard.js';
 import { testPage } from '../core/engine.js';
 import type { TestOutcome } from '../core/pipeline.js';
-import { BrowserPool, CHROMIUM_INSTALL_HINT } from './browser-pool.js';
+import { BrowserPool, CHROMIUM_INSTALL_HINT, tolerateClosedBrowserRejections } from './browser-pool.js';
 import { AUDIT_USAGE, auditCommand } from './audit-cli.js';
 import { createRegistry, openDatabase, startService, type Service } from './service.js';
 
@@ -61,6 +61,7 @@ function waitForSignal(service: Service, log: (l: string) => void): void {
 async function serve(config: Config, parts: { api: boolean; runner: boolean }): Promise<void> {
   const log = (line: string) => process.stdout.write(`[webperf] ${line}\n`);
   if (parts.runner && !config.chromiumPath) fail(CHROMIUM_INSTALL_HINT, 1);
+  if (parts.runner) tolerateClosedBrowserRejections(log);
   const service = await startService(config, { ...parts, log });
   if (service.apiUrl) {
     log(`API:   ${service.apiUrl}/`);

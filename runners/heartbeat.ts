@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { makeWorkerUtils, type Logger } from 'graphile-worker';
 import type { Db } from '../core/db/database.js';
-import { beat, forgetRunner, silentWorkerIds } from '../core/store/jobs.js';
+import { beat, forgetRunner, jobsLockedBy, restoreCrashedAttempts, silentWorkerIds } from '../core/store/jobs.js';
 
 export interface HeartbeatOptions {
   db: Db;
@@ -34,8 +34,10 @@ export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbe
       await beat(options.db, { id: runnerId, workerIds: options.workerIds(), host: os.hostname(), pid: process.pid });
       const silent = await silentWorkerIds(options.db, options.staleMs);
       if (silent.length > 0) {
+        const jobs = await jobsLockedBy(options.db, silent);
         await utils.forceUnlockWorkers(silent);
-        options.logger.warn(`unlocked the jobs of ${silent.length} silent worker(s): ${silent.join(', ')}`);
+        const restored = await restoreCrashedAttempts(options.db, jobs);
+        options.logger.warn(`unlocked the jobs of ${silent.length} silent worker(s): ${silent.join(', ')}` + (restored ? `; ${restored} got back the last attempt the crash cost them` : ''));
       }
     } catch (err) {
       // The database may be restarting: the next beat tries again.

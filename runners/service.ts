@@ -10,7 +10,7 @@ import type { Runner } from 'graphile-worker';
 import { buildApp } from '../api/app.js';
 import { PROJECT_ROOT, type Config } from '../core/config.js';
 import { createDb, type Db } from '../core/db/database.js';
-import { ensureDatabase, runningEmbeddedPostgres, startEmbeddedPostgres, stopRunningPostgres } from '../core/db/embedded.js';
+import { ensureDatabase, runningEmbeddedPostgres, stopRunningPostgres, superviseEmbeddedPostgres } from '../core/db/embedded.js';
 import { migrateToLatest } from '../core/db/migrate.js';
 import { TargetGuard } from '../core/net/target-guard.js';
 import { loadPlugins, type PluginRegistry } from '../core/registry.js';
@@ -52,7 +52,8 @@ export async function openDatabase(config: Config, log: (line: string) => void =
         throw new Error(`webperf (pid ${owner}) already runs on the data folder ${config.dataDir}: stop it first, or give this process its own WEBPERF_DATA_DIR`);
       }
     }
-    const pg = running ?? (await startEmbeddedPostgres(dir));
+    // A server of our own is supervised: should it die, it is started again (the API answers 503 meanwhile).
+    const pg = running ?? (await superviseEmbeddedPostgres(dir, {}, log));
     if (!running) {
       writeFileSync(ownerFile, JSON.stringify({ pid: process.pid }) + '\n');
       const stopOwn = pg.stop;

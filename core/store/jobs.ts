@@ -49,3 +49,30 @@ export async function silentWorkerIds(db: Kysely<any>, staleMs: number): Promise
   `.execute(db);
   return rows.map((r) => r.locked_by);
 }
+
+/** A job whose runner died is given back the attempt it lost at most this many times in all. */
+export const CRASH_ATTEMPTS_CEILING = 10;
+
+/** The ids of the jobs that `workerIds` hold locked. */
+export async function jobsLockedBy(db: Kysely<any>, workerIds: readonly string[]): Promise<number[]> {
+  const { rows } = await sql<{ id: string | number }>`select id from graphile_worker.jobs where locked_by = any(${[...workerIds]}::text[])`.execute(db);
+  return rows.map((r) => Number(r.id));
+}
+
+/**
+ * Gives the unlocked jobs of a dead runner back the attempt its death cost them, when that was
+ * their last: a runner killed on a job's last attempt would otherwise leave the job unrunnable
+ * and its run open for ever, although the job itself never failed. Bounded by
+ * CRASH_ATTEMPTS_CEILING, so that a page that kills every runner that loads it is not retried
+ * without end. Returns how many jobs got an attempt back.
+ */
+export async function restoreCrashedAttempts(db: Kysely<any>, jobIds: readonly number[]): Promise<number> {
+  if (jobIds.length === 0) return 0;
+  const { rows } = await sql<{ id: string }>`
+    select (graphile_worker.reschedule_jobs(array[j.id], max_attempts := j.attempts + 1)).id
+    from graphile_worker.jobs j
+    where j.id = any(${[...jobIds]}::bigint[]) and j.locked_by is null
+      and j.attempts >= j.max_attempts and j.attempts < ${CRASH_ATTEMPTS_CEILING}
+  `.execute(db);
+  return rows.length;
+}

@@ -74,6 +74,20 @@ export async function markRun(db: Db, id: number, status: 'running' | 'queued' |
   }
 }
 
+/**
+ * Queues a fresh job for a run whose attempt was cut short by the database going away (not by the
+ * page): the run goes back to queued, and the new job has its full attempts. Nothing of the cut
+ * attempt was stored (results are saved in one transaction), and a run already stored stays so.
+ */
+export async function requeueRun(db: Db, runId: number, why: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const changed = await trx.updateTable('test_runs').set({ status: 'queued', error: why }).where('id', '=', runId).where('status', 'in', ['queued', 'running']).executeTakeFirst();
+    if (changed.numUpdatedRows === 0n) return false;
+    await addJob(trx, { task: 'run_tests', payload: { runId }, maxAttempts: 2 });
+    return true;
+  });
+}
+
 const rated = (r: number | undefined | null) => (typeof r === 'number' && r !== NOT_RATED && r >= 1 ? r : null);
 
 /**

@@ -7,9 +7,9 @@
  */
 import type { Task } from 'graphile-worker';
 import { executeRun, type EngineDeps } from '../../core/engine.js';
-import type { Db } from '../../core/db/database.js';
+import { isDatabaseUnavailable, waitForDatabase, type Db } from '../../core/db/database.js';
 import { WebperfError } from '../../core/errors.js';
-import { markRun } from '../../core/store/runs.js';
+import { markRun, requeueRun } from '../../core/store/runs.js';
 import type { BrowserPool } from '../browser-pool.js';
 import type { PluginRegistry } from '../../core/registry.js';
 import type { TargetGuard } from '../../core/net/target-guard.js';
@@ -32,6 +32,9 @@ export interface RunTestsDeps {
   onStored?: (runId: number, resultIds: number[]) => Promise<void> | void;
 }
 
+/** How long a run cut short by a database outage waits for the database to return. */
+const DB_WAIT_MS = 5 * 60_000;
+
 function isPayload(p: unknown): p is { runId: number } {
   return typeof p === 'object' && p !== null && Number.isInteger((p as { runId?: unknown }).runId);
 }
@@ -49,6 +52,15 @@ export function runTestsTask(deps: RunTestsDeps): Task<'run_tests'> {
       helpers.logger.info(`run ${payload.runId}: stored ${ids.length} results`);
       if (ids.length > 0) await deps.onStored?.(payload.runId, ids);
     } catch (caught) {
+      if (isDatabaseUnavailable(caught) && !helpers.abortSignal.aborted) {
+        // The database went away mid-run: not the page's fault, so no attempt is spent on it. Wait
+        // for it to come back, then queue the run afresh; this job ends as done. Should the wait
+        // fail, the error goes to graphile-worker, which retries (its own retries ride out restarts).
+        await waitForDatabase(deps.db, AbortSignal.any([helpers.abortSignal, AbortSignal.timeout(DB_WAIT_MS)]));
+        await requeueRun(deps.db, payload.runId, `run ${payload.runId}: the database went away during the run; queued again`);
+        helpers.logger.warn(`run ${payload.runId}: the database went away during the run; queued again`);
+        return;
+      }
       let err = caught;
       if (limit.aborted) err = new WebperfError('TIMEOUT', `run ${payload.runId} took longer than ${deps.jobTimeoutMs} ms`);
       else if (helpers.abortSignal.aborted) err = new Error(`run ${payload.runId}: the runner stopped`);

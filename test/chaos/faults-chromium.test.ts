@@ -1,0 +1,70 @@
+/**
+ * Chromium killed (SIGKILL) mid-gather under a `webperf runner` (a real child process): the runner
+ * survives (Lighthouse's unhandled Page.navigate rejection does not end it), the attempt fails,
+ * the job is retried, the browser pool launches a new Chromium, and the run is stored exactly once.
+ */
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { queueRun } from '../../core/store/runs.js';
+import { running, spawnWebperf, stopProcess, until } from '../../chaos/processes.js';
+import { createTestDb } from '../helpers/db.js';
+import { seedSite } from '../helpers/seed.js';
+
+t.test('Chromium killed mid-gather: the runner survives, the job is retried on a relaunched browser and stores its run once', async (t) => {
+  const { db, url } = await createTestDb(t);
+  let hold = true;
+  let held = 0;
+  const waiting: http.ServerResponse[] = [];
+  const page = '<!doctype html><html lang="en"><head><title>Held</title></head><body><main><h1>Held</h1><p>A page.</p></main></body></html>';
+  const site = http.createServer((req, res) => {
+    if (req.url !== '/') return void res.writeHead(404).end();
+    held++;
+    if (hold) return void waiting.push(res);
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
+  });
+  await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()));
+  t.teardown(() => new Promise<void>((r) => { site.closeAllConnections(); site.close(() => r()); }));
+  const siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/`;
+
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'webperf-chromium-kill-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const siteId = await seedSite(db, { title: 'Held', url: siteUrl });
+  const runId = await queueRun(db, { siteId, url: siteUrl, testTypes: [18, 30] });
+  const runner = await spawnWebperf('runner', {
+    DATABASE_URL: url, WEBPERF_DATA_DIR: dataDir, WEBPERF_ALLOW_TARGETS: new URL(siteUrl).origin, WEBPERF_DEMO: '0',
+    WEBPERF_JOB_TIMEOUT_MS: '240000', LOG_LEVEL: 'warn',
+  });
+  t.teardown(() => stopProcess(runner));
+  const note = () => (JSON.parse(readFileSync(path.join(dataDir, 'chromium', `${runner.pid}.json`), 'utf8')) as { chromium: number }).chromium;
+
+  await until('Chromium loads the page', 180_000, () => held > 0);
+  const chromium = note();
+  t.ok(running(chromium), 'its Chromium runs, mid-gather');
+  process.kill(chromium, 'SIGKILL');
+  await until('the killed Chromium is gone', 30_000, () => !running(chromium));
+  hold = false;
+  for (const res of waiting.splice(0)) res.destroy();
+
+  const between = await until('the attempt fails and waits for its retry', 120_000, async () => {
+    const run = await db.selectFrom('test_runs').select(['status', 'error']).where('id', '=', runId).executeTakeFirstOrThrow();
+    return run.error || run.status === 'done' ? run : undefined;
+  });
+  t.equal(between.status, 'queued', `the run waits for its retry (${between.error})`);
+
+  const done = await until('the run is stored', 300_000, async () => {
+    const run = await db.selectFrom('test_runs').select(['status', 'error']).where('id', '=', runId).executeTakeFirstOrThrow();
+    return run.status === 'done' || run.status === 'failed' ? run : undefined;
+  });
+  t.same(done, { status: 'done', error: null }, 'the retry succeeded');
+  t.ok(running(runner.pid), 'the runner process survived the crash of its browser');
+  const relaunched = note();
+  t.not(relaunched, chromium, 'a new Chromium was launched');
+  t.ok(running(relaunched), 'the new Chromium runs');
+  const results = await db.selectFrom('test_results').select(['run_id', 'type_of_test']).orderBy('type_of_test').execute();
+  t.same(results, [{ run_id: runId, type_of_test: 18 }, { run_id: runId, type_of_test: 30 }], 'stored once');
+  t.same(await db.selectFrom('graphile_worker.jobs' as any).select('id' as any).execute(), [], 'the job is complete');
+});

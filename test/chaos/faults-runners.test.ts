@@ -1,0 +1,75 @@
+/**
+ * Runners (`webperf runner`, real child processes) killed with SIGKILL twice on the same job: on
+ * its first and on its last attempt. The job is unlocked from the dead runners (heartbeats), gets
+ * back the attempt the second crash cost it, and a third runner stores the run exactly once, with
+ * the credits charged once. Real PostgreSQL, Chromium and a loopback site.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { createKey } from '../../core/store/keys.js';
+import { spawnWebperf, until, type WebperfProcess } from '../../chaos/processes.js';
+import { buildTestApi } from '../helpers/api.js';
+import { seedLevel, seedSite } from '../helpers/seed.js';
+
+t.test('a job whose runner is killed on its first and its last attempt still ends done, once', async (t) => {
+  const { app, db, url } = await buildTestApi(t);
+  let hold = true;
+  let held = 0;
+  const waiting: http.ServerResponse[] = [];
+  const page = '<!doctype html><html lang="en"><head><title>Held</title></head><body><main><h1>Held</h1><p>A page.</p></main></body></html>';
+  const site = http.createServer((req, res) => {
+    if (req.url !== '/') return void res.writeHead(404).end();
+    held++;
+    if (hold) return void waiting.push(res);
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
+  });
+  await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()));
+  t.teardown(() => new Promise<void>((r) => { site.closeAllConnections(); site.close(() => r()); }));
+  const siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/`;
+
+  await seedLevel(db, 'gold', 100);
+  const siteId = await seedSite(db, { title: 'Held', url: siteUrl, premiumLevel: 'gold' });
+  const { key } = await createKey(db, { kind: 'standard', siteIds: [siteId] });
+  const headers = { 'api-key': key, 'site-id': String(siteId) };
+  const order = await app.inject({ method: 'POST', url: '/retest/', headers: { ...headers, testnums: '[18,30]' } });
+  t.equal(order.statusCode, 200, order.body);
+  const runId: number = order.json().run_id;
+
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'webperf-runner-kills-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const env = {
+    DATABASE_URL: url, WEBPERF_DATA_DIR: dataDir, WEBPERF_ALLOW_TARGETS: new URL(siteUrl).origin, WEBPERF_DEMO: '0',
+    WEBPERF_HEARTBEAT_MS: '1000', WEBPERF_STALE_AFTER_MS: '3000', WEBPERF_JOB_TIMEOUT_MS: '240000', LOG_LEVEL: 'warn',
+  };
+  const job = async () => (await db.selectFrom('graphile_worker.jobs' as any).select(['attempts', 'max_attempts', 'locked_by'] as any).executeTakeFirst()) as { attempts: number; max_attempts: number; locked_by: string | null } | undefined;
+  const runners: WebperfProcess[] = [];
+  t.teardown(() => { for (const r of runners) r.child.kill('SIGKILL'); });
+
+  for (const attempt of [1, 2]) {
+    const before = held;
+    const runner = await spawnWebperf('runner', env);
+    runners.push(runner);
+    await until(`runner ${attempt} loads the page`, 240_000, () => held > before);
+    t.match(await job(), { attempts: attempt, max_attempts: 2 }, `attempt ${attempt} of 2 runs`);
+    runner.child.kill('SIGKILL');
+    await runner.exited;
+  }
+  hold = false;
+  for (const res of waiting.splice(0)) res.destroy();
+  const third = await spawnWebperf('runner', env);
+  runners.push(third);
+  const done = await until('the run is stored', 300_000, async () => {
+    const run = await db.selectFrom('test_runs').select(['status', 'error']).where('id', '=', runId).executeTakeFirstOrThrow();
+    return run.status === 'done' || run.status === 'failed' ? run : undefined;
+  });
+  t.same(done, { status: 'done', error: null }, 'the run ends done');
+  const results = await db.selectFrom('test_results').select(['run_id', 'type_of_test']).orderBy('type_of_test').execute();
+  t.same(results, [{ run_id: runId, type_of_test: 18 }, { run_id: runId, type_of_test: 30 }], 'stored once');
+  t.same(await db.selectFrom('orders').select('status').execute(), [{ status: 'done' }]);
+  const quota = await app.inject({ url: '/quota/', headers });
+  t.equal(quota.json().used, 2, 'credits charged once');
+  t.equal(await job(), undefined, 'the job is complete');
+});
