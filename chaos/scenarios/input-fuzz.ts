@@ -1,15 +1,15 @@
 /**
  * Bad input: a fuzz run derived from the service's own /openapi.json and route table, at least
  * 10,000 requests over every route and method, with every kind of key and every family of
- * malformation (chaos/lib/fuzz.ts), against the real API in its own process over a scratch
+ * malformation (chaos/bad-input/fuzz.ts), against the real API in its own process over a scratch
  * embedded PostgreSQL. Goals: zero 5xx, zero connections dropped or left without an answer, every
  * error answer in the documented body with a catalogue code, the process healthy afterwards and
  * its memory back near where it started.
  */
 import type { ChaosRow, ChaosScenario } from '../scenario.js';
-import { FAMILIES, KEY_KINDS } from '../lib/fuzz.js';
-import { MEMORY_SLACK, runInputFuzz } from '../lib/input-fuzz-run.js';
-import { startScratchDatabase } from '../lib/service-process.js';
+import { FAMILIES, KEY_KINDS } from '../bad-input/fuzz.js';
+import { MEMORY_SLACK, runInputFuzz } from '../bad-input/input-fuzz-run.js';
+import { startScratchDatabase } from '../bad-input/service-process.js';
 
 /** Requests per route × key kind × family: with ~140 routes, 2 gives over 13,000 requests. */
 const PER_CELL = 2;

@@ -8,9 +8,9 @@
  */
 import { loadConfig } from '../../core/config.js';
 import type { ChaosRow, ChaosScenario } from '../scenario.js';
-import { runSlowClients } from '../lib/slow-clients-run.js';
-import { startScratchDatabase } from '../lib/service-process.js';
-import { SLOW_KINDS } from '../lib/slow-clients.js';
+import { runSlowClients } from '../bad-input/slow-clients-run.js';
+import { startScratchDatabase } from '../bad-input/service-process.js';
+import { SLOW_KINDS } from '../bad-input/slow-clients.js';
 
 const SLOW = 200;
 const NORMAL = 1_000;

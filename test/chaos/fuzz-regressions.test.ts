@@ -1,10 +1,10 @@
 /**
- * What the input fuzzer (chaos/lib/fuzz.ts) found, each kept fixed: real HTTP over a loopback
+ * What the input fuzzer (chaos/bad-input/fuzz.ts) found, each kept fixed: real HTTP over a loopback
  * socket, byte for byte, against the real API and PostgreSQL. And the rate limit, which the fuzz
  * run raises, holding under a burst of parallel connections.
  */
 import t from 'tap';
-import { rawRequest, type RawOutcome } from '../../chaos/lib/raw-http.js';
+import { rawRequest, type RawOutcome } from '../../chaos/bad-input/raw-http.js';
 import { createKey } from '../../core/store/keys.js';
 import { createSite } from '../../core/store/sites.js';
 import { buildTestApi } from '../helpers/api.js';

@@ -4,8 +4,8 @@
  * API in its own process and a real PostgreSQL. `npm run chaos -- input-fuzz` sends more.
  */
 import t from 'tap';
-import { FAMILIES, KEY_KINDS } from '../../chaos/lib/fuzz.js';
-import { runInputFuzz } from '../../chaos/lib/input-fuzz-run.js';
+import { FAMILIES, KEY_KINDS } from '../../chaos/bad-input/fuzz.js';
+import { runInputFuzz } from '../../chaos/bad-input/input-fuzz-run.js';
 import { createTestDb } from '../helpers/db.js';
 
 t.test('fuzzing every route with every key kind and malformation: no 5xx, no drop, documented errors, healthy after', async (t) => {

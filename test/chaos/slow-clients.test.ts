@@ -5,7 +5,7 @@
  * keep being answered meanwhile, and a body larger than any limit gets its 413.
  */
 import t from 'tap';
-import { runSlowClients } from '../../chaos/lib/slow-clients-run.js';
+import { runSlowClients } from '../../chaos/bad-input/slow-clients-run.js';
 import { createTestDb } from '../helpers/db.js';
 
 /** Short, but long enough that the slow connections stay open while normal requests are measured. */

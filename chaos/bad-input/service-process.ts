@@ -1,5 +1,5 @@
 /**
- * Starts the real API as a child process (chaos/lib/api-process.ts) over a given database, and a
+ * Starts the real API as a child process (chaos/bad-input/api-process.ts) over a given database, and a
  * throw-away embedded PostgreSQL for chaos runs that have none. Everything listens on loopback.
  */
 import { fork, type ChildProcess } from 'node:child_process';

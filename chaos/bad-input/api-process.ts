@@ -1,5 +1,5 @@
 /**
- * The real API in a process of its own, for the chaos harness (chaos/lib/service-process.ts):
+ * The real API in a process of its own, for the chaos harness (chaos/bad-input/service-process.ts):
  * `startService` with the API only, configured from the environment (DATABASE_URL, PORT 0,
  * WEBPERF_RATE_LIMIT, WEBPERF_HTTP_*), on loopback. Its own process so that its memory is
  * measured apart from the client that attacks it, and so that a crash shows as an exit.
