@@ -22,7 +22,7 @@ export interface WebperfProcess {
 }
 
 /** Starts `webperf <command>`; resolves once it has printed its last start line. */
-export async function spawnWebperf(command: 'serve' | 'api' | 'runner', env: Record<string, string>, startMs = 120_000): Promise<WebperfProcess> {
+export async function spawnWebperf(command: 'serve' | 'api' | 'runner', env: Record<string, string>, startMs = 300_000): Promise<WebperfProcess> {
   const child = spawn(process.execPath, [BIN, command], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const waiters: { re: RegExp; resolve: (line: string) => void }[] = [];

@@ -1,0 +1,78 @@
+/**
+ * Chromium killed (SIGKILL) mid-gather under a `webperf runner` process, three times on three
+ * runs: each time the page is held back until the kill, so the browser surely dies mid-load. The
+ * runner must survive, relaunch Chromium, retry the job and store every run exactly once.
+ */
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { queueRun } from '../../core/store/runs.js';
+import { install } from '../installation.js';
+import { running, spawnWebperf, stopProcess, until, type WebperfProcess } from '../processes.js';
+import type { ChaosScenario } from '../scenario.js';
+
+const KILLS = 3;
+
+const scenario: ChaosScenario = {
+  name: 'faults-chromium',
+  budgetMs: 30 * 60_000,
+  async run({ signal, log }) {
+    let hold = true;
+    let held = 0;
+    const waiting: http.ServerResponse[] = [];
+    const page = '<!doctype html><html lang="en"><head><title>Held</title></head><body><main><h1>Held</h1><p>A page.</p></main></body></html>';
+    const site = http.createServer((req, res) => {
+      if (req.url !== '/') return void res.writeHead(404).end();
+      held++;
+      if (hold) return void waiting.push(res);
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()));
+    const siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/`;
+    const inst = await install();
+    let runner: WebperfProcess | null = null;
+    try {
+      const { db } = inst;
+      runner = await spawnWebperf('runner', { ...inst.runnerEnv, WEBPERF_ALLOW_TARGETS: new URL(siteUrl).origin });
+      const note = () => (JSON.parse(readFileSync(path.join(inst.dataDir, 'chromium', `${runner!.pid}.json`), 'utf8')) as { chromium: number }).chromium;
+      const recoveries: number[] = [];
+      const browsers = new Set<number>();
+      for (let k = 0; k < KILLS; k++) {
+        hold = true;
+        const before = held;
+        const runId = await queueRun(db, { siteId: inst.siteId, url: siteUrl, testTypes: [18, 30] });
+        await until('Chromium loads the page', 300_000, () => held > before, signal);
+        const chromium = note();
+        browsers.add(chromium);
+        process.kill(chromium, 'SIGKILL');
+        const killedAt = Date.now();
+        await until('the killed Chromium is gone', 30_000, () => !running(chromium), signal);
+        hold = false;
+        for (const res of waiting.splice(0)) res.destroy();
+        await until(`run ${runId} ends`, 600_000, async () => {
+          const run = await db.selectFrom('test_runs').select('status').where('id', '=', runId).executeTakeFirstOrThrow();
+          return run.status === 'done' || run.status === 'failed';
+        }, signal);
+        recoveries.push(Date.now() - killedAt);
+        browsers.add(note());
+        log(`kill ${k + 1}: run ${runId} ended ${Math.round(recoveries[k] / 1000)} s after the kill`);
+      }
+      const runs = await db.selectFrom('test_runs').select('status').execute();
+      const done = runs.filter((r) => r.status === 'done').length;
+      const { rows: dup } = await sql<{ n: number }>`select count(*)::int as n from (select run_id, type_of_test from test_results group by 1, 2 having count(*) > 1) d`.execute(db);
+      const alive = running(runner.pid);
+      return [
+        { area: 'faults', scenario: `Chromium SIGKILLed mid-gather ${KILLS}× (runner process)`, figure: 'runs retried and done once / runner survived / Chromium launched', value: `${done} of ${runs.length} / ${alive ? 'yes' : 'no'} / ${browsers.size}×`, dataLost: runs.length - done + dup[0].n, ok: done === runs.length && dup[0].n === 0 && alive && browsers.size === KILLS + 1 },
+        { area: 'faults', scenario: 'Chromium SIGKILLed mid-gather', figure: 'kill → run stored (slowest)', value: `${Math.round(Math.max(...recoveries) / 1000)} s`, dataLost: 0, ok: true },
+      ];
+    } finally {
+      if (runner) await stopProcess(runner, 10_000);
+      await inst.close();
+      site.closeAllConnections();
+      site.close();
+    }
+  },
+};
+
+export default scenario;
