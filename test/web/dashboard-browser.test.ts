@@ -26,7 +26,7 @@ const base = await app.listen({ host: '127.0.0.1', port: 0 });
 const browser = await testBrowserPool().acquire();
 
 /** A fresh browser profile (no cookies) with a page in it; closed at the end of the test. */
-async function freshPage(t: Tap.Test, options: { js?: boolean; lang?: string } = {}): Promise<{ page: Page; context: BrowserContext }> {
+async function freshPage(t: { teardown(fn: () => unknown): void }, options: { js?: boolean; lang?: string } = {}): Promise<{ page: Page; context: BrowserContext }> {
   const context = await browser.createBrowserContext();
   t.teardown(() => context.close());
   const page = await context.newPage();
