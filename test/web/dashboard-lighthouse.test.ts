@@ -30,6 +30,8 @@ async function rate(url: string) {
       failed,
       bytes: (lhr.audits['total-byte-weight'].numericValue ?? 0),
       lcp: lhr.audits['largest-contentful-paint'].numericValue,
+      tbt: lhr.audits['total-blocking-time'].numericValue,
+      work: ((lhr.audits['mainthread-work-breakdown'].details as any)?.items ?? []).map((i: any) => `${i.group}:${Math.round(i.duration)}`).join(' '),
       metrics: Object.fromEntries(['first-contentful-paint', 'largest-contentful-paint', 'total-blocking-time', 'speed-index', 'cumulative-layout-shift'].map((id) => [id, lhr.audits[id].score])),
     };
   } finally {
