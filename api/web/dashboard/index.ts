@@ -44,6 +44,8 @@ function defaultDir(sort: string): 'asc' | 'desc' {
 
 const dashboard: FastifyPluginAsync = async (app) => {
   await app.register(downloads);
+  // Test type names by id, built once (the registry rebuilds its catalogue on each lookup).
+  const testTypeNames = new Map(app.deps.registry.testTypes().map((type) => [type.id, type.names]));
 
   app.get<{ Querystring: ScoreListQuery & { category?: string; page?: number } }>('/', {
     schema: { querystring: { ...LIST_QUERY_SCHEMA, properties: { ...LIST_QUERY_SCHEMA.properties, page: { type: 'integer', minimum: 1, maximum: 1000 } } } },
@@ -82,18 +84,17 @@ const dashboard: FastifyPluginAsync = async (app) => {
   app.get<{ Params: { id: number } }>('/site/:id', {
     schema: { params: { type: 'object', properties: { id: { type: 'integer', minimum: 1, maximum: INT4_MAX } }, required: ['id'] } },
   }, async (request, reply) => {
-    const site = await getSite(app.deps.db, request.params.id);
-    if (!site || !site.public_sector) throw new WebperfError('SITE_NOT_FOUND');
     const lang = chooseLang(request);
-    const [scores, monthly, latest] = await Promise.all([
-      getSiteScores(app.deps.db, site.id),
-      readMonthlyScores(app.deps.db, site.id),
-      readLatestResults(app.deps.db, site.id, lang),
+    const id = request.params.id;
+    // In parallel: each query names the site, so that an unknown or non-public one costs no more.
+    const [site, scores, monthly, latest] = await Promise.all([
+      getSite(app.deps.db, id),
+      getSiteScores(app.deps.db, id),
+      readMonthlyScores(app.deps.db, id),
+      readLatestResults(app.deps.db, id, lang),
     ]);
-    const results = (latest ?? []).map((r) => {
-      const type = app.deps.registry.testType(r.typeOfTest);
-      return { ...r, name: type?.names[lang] ?? String(r.typeOfTest) };
-    });
+    if (!site || !site.public_sector) throw new WebperfError('SITE_NOT_FOUND');
+    const results = (latest ?? []).map((r) => ({ ...r, name: testTypeNames.get(r.typeOfTest)?.[lang] ?? String(r.typeOfTest) }));
     const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
     return reply.page('dashboard/site', {
       title: site.title,
