@@ -40,7 +40,7 @@ function wantsHtml(accept: string | undefined): boolean {
 /** The scope of every page: security headers, /static/, HTML errors, language switch, page groups. */
 const pages: FastifyPluginAsync = async (scope) => {
   await scope.register(helmet, HELMET_OPTIONS);
-  // Pages and their stylesheet compress well (a 100-row page of the list from ~45 kB to ~7 kB); brotli at
+  // Pages and their stylesheet compress well (a 50-row page of the list from ~17 kB to ~5 kB); brotli at
   // a low quality, as for dynamic content, so that compressing costs less than it saves.
   await scope.register(compress, {
     globalDecompression: false,

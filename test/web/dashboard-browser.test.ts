@@ -15,6 +15,7 @@ import { AXE_RUN_OPTIONS, loadAxe } from '../../core/gather/axe.js';
 import { buildTestApi } from '../helpers/api.js';
 import { CUSTOMER_TITLE, XSS_REPORT, XSS_TITLE, seedDashboard } from '../helpers/dashboard.js';
 import { testBrowserPool } from '../helpers/fixture-artifacts.js';
+import { PAGE_SIZE } from '../../api/web/dashboard/index.js';
 
 const SHOTS = path.join(PROJECT_ROOT, '.tap', 'screenshots');
 await mkdir(SHOTS, { recursive: true });
@@ -42,16 +43,18 @@ t.test('start page without JavaScript: every public-sector website, searched, fi
   const { page } = await freshPage(t, { js: false, lang: 'sv' });
   const res = await page.goto(`${base}/`);
   t.equal(res!.status(), 200);
-  // 311 websites (310 organisations and the markup-titled one), a hundred per page.
+  // 311 websites (310 organisations and the markup-titled one), 50 per page.
+  t.equal(PAGE_SIZE, 50);
   t.equal(await page.$eval('#results', (h) => h.textContent), '311 webbplatser');
-  t.equal(await page.$eval('[data-showing]', (p) => p.textContent), 'Visar 1–100 av 311.');
+  t.equal(await page.$eval('[data-showing]', (p) => p.textContent), 'Visar 1–50 av 311.');
   const all: string[] = [];
-  for (let n = 1; n <= 4; n++) {
+  for (let n = 1; n <= 7; n++) {
     if (n > 1) await Promise.all([page.waitForNavigation(), page.click('.pagination a[rel="next"]')]);
     t.equal(await page.$eval('.pagination a[aria-current="page"]', (a) => a.textContent!.replace(/\D/g, '')), String(n));
     all.push(...(await titles(page)));
   }
-  t.equal(page.url(), `${base}/?page=4#results`);
+  t.equal(page.url(), `${base}/?page=7#results`);
+  t.equal(await page.$$eval('.pagination a[rel="next"]', (as) => as.length), 0, 'the last page');
   t.equal(all.length, 311);
   t.equal(new Set(all).size, 311, 'no website twice');
   t.same(all.slice(0, 3), [XSS_TITLE, 'Ale kommun', 'Alingsås kommun'], 'by name');
@@ -102,7 +105,7 @@ t.test('start page without JavaScript: every public-sector website, searched, fi
   ]);
   const json = await fetch(`${base}/download/public-sector-scores.json?q=kommun&category=Municipality&sort=a11y&dir=asc`).then((r) => r.json());
   t.equal(json.result_count, 290, 'the download holds every match, not only the page');
-  t.same(json.data.slice(0, 100).map((d: any) => d.title), await titles(page), 'the JSON download lists what the page lists, in its order');
+  t.same(json.data.slice(0, PAGE_SIZE).map((d: any) => d.title), await titles(page), 'the JSON download lists what the page lists, in its order');
   t.match(await page.$eval('.licence', (p) => p.textContent), /CC BY-SA 4\.0.*webperf open data/s);
 });
 
@@ -193,7 +196,7 @@ t.test('axe-core (WCAG 2.2 A/AA) finds no violation on any dashboard page, in Sw
   // The start page filtered to the 21 regions (sorted, with rated rows) and the last page of the
   // whole list (with the page links): the same template as every page of it, whose further rows
   // repeat the same markup and would only multiply axe's time.
-  const pages = ['/?category=Region&sort=overall&dir=desc', '/?page=4', `/site/${data.rated['Åre kommun']}`, `/site/${data.customerId}`];
+  const pages = ['/?category=Region&sort=overall&dir=desc', '/?page=7', `/site/${data.rated['Åre kommun']}`, `/site/${data.customerId}`];
   for (const lang of ['sv', 'en']) {
     const { page } = await freshPage(t, { lang });
     for (const p of pages) {

@@ -81,7 +81,7 @@ t.test('refusals: the catalogue code and status, HTML for browsers, JSON for the
     ['/?sort=rating', 400, 'VALIDATION'],
     ['/?dir=up', 400, 'VALIDATION'],
     ['/?page=0', 400, 'VALIDATION'],
-    ['/?page=5', 404, 'NOT_FOUND'],
+    ['/?page=8', 404, 'NOT_FOUND'],
     ['/?category=Region&page=2', 404, 'NOT_FOUND'],
     ['/?category=Country', 400, 'VALIDATION'],
     [`/?q=${'a'.repeat(101)}`, 400, 'VALIDATION'],
