@@ -102,29 +102,42 @@ const FRAMEWORK_STATUS_CODES: Partial<Record<number, ErrorCode>> = {
   431: 'HEADERS_TOO_LARGE',
 };
 
+/** The documented error body. */
+export interface ErrorBody {
+  statusCode: number;
+  error: string;
+  message: string;
+}
+
+/** The status, body and Retry-After of any error, as the one error handler answers it. */
+export function errorAnswer(caught: FastifyError | Error, request: FastifyRequest): { status: number; body: ErrorBody; retryAfter?: string } {
+  let err: FastifyError | WebperfError = caught as FastifyError;
+  if (!isWebperfError(err)) err = bodyError(err, request) ?? (err.validation ? validationError(err, request) : err);
+  // The database is down or restarting: a 503 the caller may retry, not a 500.
+  if (!isWebperfError(err) && isDatabaseUnavailable(err)) {
+    request.log.warn({ code: (err as { code?: unknown }).code }, 'database unavailable');
+    err = new WebperfError('DB_UNAVAILABLE');
+  }
+  if (isWebperfError(err)) {
+    const retryAfter = err.details?.retryAfter ? String(err.details.retryAfter) : err.code === 'DB_UNAVAILABLE' ? '5' : undefined;
+    return { status: err.status, body: { statusCode: err.status, error: err.code, message: err.message }, ...(retryAfter ? { retryAfter } : {}) };
+  }
+  const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+  if (status >= 500) {
+    request.log.error({ err }, 'request failed');
+    return { status: 500, body: { statusCode: 500, error: 'INTERNAL', message: ErrorCodes.INTERNAL.message } };
+  }
+  const code = frameworkCode(err, status);
+  const shown = ErrorCodes[code].status;
+  return { status: shown, body: { statusCode: shown, error: code, message: err.message || ErrorCodes[code].message } };
+}
+
 export default fp(async (app) => {
   app.addSchema(ERROR_BODY_SCHEMA);
   app.setErrorHandler((caught: FastifyError, request, reply) => {
-    let err: FastifyError | WebperfError = caught;
-    if (!isWebperfError(err)) err = bodyError(err, request) ?? (err.validation ? validationError(err, request) : err);
-    // The database is down or restarting: a 503 the caller may retry, not a 500.
-    if (!isWebperfError(err) && isDatabaseUnavailable(err)) {
-      request.log.warn({ code: (err as { code?: unknown }).code }, 'database unavailable');
-      err = new WebperfError('DB_UNAVAILABLE');
-    }
-    if (isWebperfError(err)) {
-      if (err.details?.retryAfter) void reply.header('retry-after', String(err.details.retryAfter));
-      else if (err.code === 'DB_UNAVAILABLE') void reply.header('retry-after', '5');
-      return reply.status(err.status).send({ statusCode: err.status, error: err.code, message: err.message });
-    }
-    const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
-    if (status >= 500) {
-      request.log.error({ err }, 'request failed');
-      return reply.status(500).send({ statusCode: 500, error: 'INTERNAL', message: ErrorCodes.INTERNAL.message });
-    }
-    const code = frameworkCode(err, status);
-    const shown = ErrorCodes[code].status;
-    return reply.status(shown).send({ statusCode: shown, error: code, message: err.message || ErrorCodes[code].message });
+    const { status, body, retryAfter } = errorAnswer(caught, request);
+    if (retryAfter) void reply.header('retry-after', retryAfter);
+    return reply.status(status).send(body);
   });
   app.setNotFoundHandler((request, reply) => {
     reply.status(404).send({ statusCode: 404, error: 'NOT_FOUND', message: `No route ${request.method} ${request.url.split('?')[0]}` });
