@@ -69,9 +69,6 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
     taskList: taskList(deps),
     parsedCronItems: deps.schedule === false ? [] : parseCrontab(CRONTAB),
     logger,
-    // Completing or failing a job while the database restarts is retried (with backoff, for about
-    // five minutes) instead of ending the worker pool: the runner rides out a database restart.
-    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
   });
   const heartbeat = await startHeartbeat({
     db: deps.db,
