@@ -32,6 +32,8 @@ export const FOLDER_PATTERN = /^[A-Za-z0-9_-]{22}$/;
 export interface NewAudit {
   siteId: number;
   keyId: number | null;
+  /** The portal user who ordered, if any. */
+  userId?: number | null;
   pages: number;
   format: AuditFormat;
   /** Where the crawl starts: the site's start page. */
@@ -61,6 +63,7 @@ export async function placeAudit(db: Db, audit: NewAudit): Promise<PlacedAudit> 
   const placed = await placeOrder(db, {
     siteId: audit.siteId,
     keyId: audit.keyId,
+    userId: audit.userId ?? null,
     kind: 'audit',
     credits,
     payload: { pages: audit.pages, format: audit.format, base_url: audit.baseUrl },
@@ -191,4 +194,9 @@ export async function finishAudit(db: Db, auditId: number, files: AuditFile[]): 
 export async function readAuditFile(db: Db, auditId: number, name: string): Promise<AuditFile | undefined> {
   const row = await db.selectFrom('audit_files').select(['name', 'content_type', 'content']).where('audit_id', '=', auditId).where('name', '=', name).executeTakeFirst();
   return row ? { name: row.name, contentType: row.content_type, content: row.content } : undefined;
+}
+
+/** Every audit of the site, newest first, whatever its status (the portal lists queued and failed ones too). */
+export async function listAudits(db: Db, siteId: number, limit = 50): Promise<AuditRow[]> {
+  return db.selectFrom('audits').selectAll().where('site_id', '=', siteId).orderBy('id', 'desc').limit(limit).execute();
 }
