@@ -49,6 +49,11 @@ export interface PlacedAudit {
   available: number;
 }
 
+/** The spec's audit refusal: how many credits the audit needs and how many remain. */
+export function auditQuotaMessage(needed: number, available: number): string {
+  return `The audit needs ${plural(needed, 'credit', 'credits')}; ${plural(available, 'remains', 'remain')} in the current ${QUOTA_PERIOD_DAYS}-day period.`;
+}
+
 /**
  * Orders an audit: one credit per page, refused as a whole (QUOTA_EXCEEDED) when it does not fit;
  * AUDIT_TOO_SOON (429, details.retryAfter in seconds) when the site already has an audit order in
@@ -104,7 +109,7 @@ export async function placeAudit(db: Db, audit: NewAudit): Promise<PlacedAudit> 
     // The spec's audit refusal names the audit: how many credits it needs and how many remain.
     if (err instanceof WebperfError && err.code === 'QUOTA_EXCEEDED' && err.details) {
       const { needed, available } = err.details as { needed: number; available: number };
-      throw new WebperfError('QUOTA_EXCEEDED', `The audit needs ${plural(needed, 'credit', 'credits')}; ${plural(available, 'remains', 'remain')} in the current ${QUOTA_PERIOD_DAYS}-day period.`, err.details);
+      throw new WebperfError('QUOTA_EXCEEDED', auditQuotaMessage(needed, available), err.details);
     }
     throw err;
   });
