@@ -14,6 +14,7 @@ import testTypes from './routes/test-types.js';
 import meta from './routes/meta.js';
 import premium from './routes/premium/index.js';
 import webanalytics from './routes/webanalytics.js';
+import web from './web/index.js';
 import { LATEST_VERSION } from './envelope.js';
 
 /** Request-log redaction: keys never reach the logs. */
@@ -51,6 +52,8 @@ export async function buildApp(deps: ApiDeps, options: { logger?: boolean | { st
   await app.register(webanalytics);
   await app.register(premium, { version: LATEST_VERSION, hidden: false });
   await app.register(premium, { prefix: `/${LATEST_VERSION}`, version: LATEST_VERSION, hidden: true });
+  // Pages for people: the public dashboard (and the portal), served by the same process.
+  await app.register(web);
   return app;
 }
 

@@ -64,6 +64,7 @@ async function serve(config: Config, parts: { api: boolean; runner: boolean }): 
   const service = await startService(config, { ...parts, log });
   if (service.apiUrl) {
     log(`API:   ${service.apiUrl}/`);
+    log(`Dashboard: ${service.apiUrl}/ (public-sector websites; pages in Swedish and English)`);
     log(`Docs:  ${service.apiUrl}/docs`);
   }
   if (service.demo) {

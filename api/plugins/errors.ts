@@ -41,24 +41,36 @@ function validationError(err: FastifyError, request: FastifyRequest): WebperfErr
   return new WebperfError('VALIDATION', err.message);
 }
 
+/** The status, body and Retry-After of any error, as the one error handler answers it. */
+export function errorAnswer(caught: FastifyError | Error, request: FastifyRequest): { status: number; body: ErrorBody; retryAfter?: string } {
+  let err: FastifyError | WebperfError = caught as FastifyError;
+  if (!isWebperfError(err)) err = bodyError(err, request) ?? (err.validation ? validationError(err, request) : err);
+  if (isWebperfError(err)) {
+    const retryAfter = err.details?.retryAfter ? String(err.details.retryAfter) : undefined;
+    return { status: err.status, body: { statusCode: err.status, error: err.code, message: err.message }, ...(retryAfter ? { retryAfter } : {}) };
+  }
+  const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+  if (status >= 500) {
+    request.log.error({ err }, 'request failed');
+    return { status: 500, body: { statusCode: 500, error: 'INTERNAL', message: ErrorCodes.INTERNAL.message } };
+  }
+  if (status === 429) return { status, body: { statusCode: 429, error: 'RATE_LIMITED', message: err.message } };
+  return { status, body: { statusCode: status, error: err.code ?? 'VALIDATION', message: err.message } };
+}
+
+/** The documented error body. */
+export interface ErrorBody {
+  statusCode: number;
+  error: string;
+  message: string;
+}
+
 export default fp(async (app) => {
   app.addSchema(ERROR_BODY_SCHEMA);
   app.setErrorHandler((caught: FastifyError, request, reply) => {
-    let err: FastifyError | WebperfError = caught;
-    if (!isWebperfError(err)) err = bodyError(err, request) ?? (err.validation ? validationError(err, request) : err);
-    if (isWebperfError(err)) {
-      if (err.details?.retryAfter) void reply.header('retry-after', String(err.details.retryAfter));
-      return reply.status(err.status).send({ statusCode: err.status, error: err.code, message: err.message });
-    }
-    const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
-    if (status >= 500) {
-      request.log.error({ err }, 'request failed');
-      return reply.status(500).send({ statusCode: 500, error: 'INTERNAL', message: ErrorCodes.INTERNAL.message });
-    }
-    if (status === 429) {
-      return reply.status(429).send({ statusCode: 429, error: 'RATE_LIMITED', message: err.message });
-    }
-    return reply.status(status).send({ statusCode: status, error: err.code ?? 'VALIDATION', message: err.message });
+    const { status, body, retryAfter } = errorAnswer(caught, request);
+    if (retryAfter) void reply.header('retry-after', retryAfter);
+    return reply.status(status).send(body);
   });
   app.setNotFoundHandler((request, reply) => {
     reply.status(404).send({ statusCode: 404, error: 'NOT_FOUND', message: `No route ${request.method} ${request.url.split('?')[0]}` });

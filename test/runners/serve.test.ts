@@ -72,6 +72,10 @@ t.test('npm start: one process, demo scores within two minutes, clean Ctrl-C, da
   t.teardown(() => first.child.kill('SIGKILL'));
   t.match(first.api, /^http:\/\/127\.0\.0\.1:\d+$/);
   t.ok(first.lines.some((l) => l === `[webperf] Docs:  ${first.api}/docs`), 'prints the docs address');
+  t.ok(first.lines.some((l) => l.startsWith(`[webperf] Dashboard: ${first.api}/ `)), 'prints the dashboard address');
+  const dashboard = await fetch(`${first.api}/`, { headers: { accept: 'text/html' } });
+  t.equal(dashboard.status, 200);
+  t.match(await dashboard.text(), /<h1>Offentliga webbplatser<\/h1>/, 'the dashboard answers at that address');
   t.match(first.key, /^wpk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
   t.ok(first.lines.some((l) => /imported 310 public-sector websites/.test(l)));
 

@@ -1,0 +1,100 @@
+/**
+ * The public dashboard: the public-sector websites with their latest scores (sortable,
+ * filterable, searchable through query parameters, so without JavaScript), their downloads, and
+ * a page per website. Only public-sector websites and public results appear: the queries read
+ * site_scores, latest_results and monthly_scores, which runs.ts fills from public runs only, and
+ * the site page refuses any website that is not public-sector (404, as /item/{id} does).
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { WebperfError } from '../../../core/errors.js';
+import { readLatestResults, readMonthlyScores } from '../../../core/store/results-read.js';
+import { SCORE_LIST_SORTS, listPublicSectorScores, type ScoreListQuery } from '../../../core/store/public-sector.js';
+import { getSite, getSiteScores } from '../../../core/store/sites.js';
+import { INT4_MAX } from '../../request-helpers.js';
+import { LATEST_VERSION } from '../../envelope.js';
+import { LICENCE } from '../../routes/open-data.js';
+import { buildChart } from '../chart.js';
+import { translator } from '../i18n/index.js';
+import { chooseLang } from '../lang.js';
+import downloads, { LIST_QUERY_SCHEMA, listQuery, queryString } from './downloads.js';
+
+/** Columns of the start page's table, in order; each sorts by its own key. */
+export const COLUMNS = [
+  { sort: 'title', key: 'dashboard.col.title', numeric: false },
+  { sort: 'category', key: 'dashboard.col.category', numeric: false },
+  { sort: 'overall', key: 'dashboard.col.overall', numeric: true },
+  { sort: 'a11y', key: 'dashboard.col.a11y', numeric: true },
+  { sort: 'pagespeed', key: 'dashboard.col.pagespeed', numeric: true },
+  { sort: 'infosec', key: 'dashboard.col.infosec', numeric: true },
+  { sort: 'webstandard', key: 'dashboard.col.webstandard', numeric: true },
+  { sort: 'tested', key: 'dashboard.col.tested', numeric: false },
+] as const satisfies readonly { sort: (typeof SCORE_LIST_SORTS)[number]; key: string; numeric: boolean }[];
+
+/** Scores rise from 1 to 5: the first click on a score column shows the best first. */
+function defaultDir(sort: string): 'asc' | 'desc' {
+  return sort === 'title' || sort === 'category' ? 'asc' : 'desc';
+}
+
+const dashboard: FastifyPluginAsync = async (app) => {
+  await app.register(downloads);
+
+  app.get<{ Querystring: ScoreListQuery & { category?: string } }>('/', {
+    schema: { querystring: LIST_QUERY_SCHEMA },
+  }, async (request, reply) => {
+    const query = listQuery(request.query);
+    const rows = await listPublicSectorScores(app.deps.db, query);
+    const sort = query.sort ?? 'title';
+    const dir = query.dir ?? 'asc';
+    const columns = COLUMNS.map((c) => {
+      const current = c.sort === sort;
+      const nextDir = current ? (dir === 'asc' ? 'desc' : 'asc') : defaultDir(c.sort);
+      return { ...c, current, ariaSort: current ? (dir === 'asc' ? 'ascending' : 'descending') : null, href: `/?${queryString({ ...query, sort: c.sort, dir: nextDir })}#results` };
+    });
+    const t = translator(chooseLang(request));
+    return reply.page('dashboard/start', {
+      title: t('dashboard.title'),
+      description: t('dashboard.description'),
+      rows,
+      query,
+      columns,
+      filtered: Boolean(query.q || query.category),
+      downloadQuery: queryString(query),
+      licence: LICENCE,
+    });
+  });
+
+  app.get<{ Params: { id: number } }>('/site/:id', {
+    schema: { params: { type: 'object', properties: { id: { type: 'integer', minimum: 1, maximum: INT4_MAX } }, required: ['id'] } },
+  }, async (request, reply) => {
+    const site = await getSite(app.deps.db, request.params.id);
+    if (!site || !site.public_sector) throw new WebperfError('SITE_NOT_FOUND');
+    const lang = chooseLang(request);
+    const [scores, monthly, latest] = await Promise.all([
+      getSiteScores(app.deps.db, site.id),
+      readMonthlyScores(app.deps.db, site.id),
+      readLatestResults(app.deps.db, site.id, lang),
+    ]);
+    const results = (latest ?? []).map((r) => {
+      const type = app.deps.registry.testType(r.typeOfTest);
+      return { ...r, name: type?.names[lang] ?? String(r.typeOfTest) };
+    });
+    const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+    return reply.page('dashboard/site', {
+      title: site.title,
+      site: { id: site.id, title: site.title, url: site.url, category: site.org_category, sameAs: site.same_as, code: site.org_code },
+      scores: scores ? { overall: num(scores.overall), a11y: num(scores.a11y), pagespeed: num(scores.pagespeed), infosec: num(scores.infosec), webstandard: num(scores.webstandard), updatedAt: scores.updated_at } : null,
+      chart: buildChart(monthly?.rows ?? []),
+      results,
+      api: {
+        item: `/item/${site.id}`,
+        stats: `/stats/${site.id}?lang=${lang}`,
+        monthly: `/stats_per_month/${site.id}`,
+        list: '/public-sector/',
+        version: LATEST_VERSION,
+      },
+      licence: LICENCE,
+    });
+  });
+};
+
+export default dashboard;

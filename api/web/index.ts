@@ -1,0 +1,74 @@
+/**
+ * The web: server-rendered pages for people (the public dashboard, and the premium portal on top
+ * of the same foundation). Shared infrastructure (cookies, the template engine, `reply.page`)
+ * reaches the whole app (fastify-plugin); the pages themselves live in one encapsulated scope
+ * with their security headers, static files and an error handler that answers HTML to browsers.
+ * Interface for other page groups: api/web/README.md.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import cookie from '@fastify/cookie';
+import helmet from '@fastify/helmet';
+import fastifyStatic from '@fastify/static';
+import view from '@fastify/view';
+import { Eta } from 'eta';
+import type { FastifyError, FastifyInstance, FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
+import { errorAnswer } from '../plugins/errors.js';
+import dashboard from './dashboard/index.js';
+import { MESSAGES, translator } from './i18n/index.js';
+import { chooseLang, langRoutes } from './lang.js';
+import { pageRenderer } from './page.js';
+import { HELMET_OPTIONS } from './security.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+export const VIEWS_DIR = path.join(HERE, 'views');
+export const STATIC_DIR = path.join(HERE, 'static');
+/** Where the layout's sign-in link and sign-out form point (the portal serves them). */
+export const SIGN_IN_PATH = '/portal/sign-in';
+export const SIGN_OUT_PATH = '/portal/sign-out';
+
+/** A browser navigating (Accept: text/html) gets an HTML error page; other clients the JSON body. */
+function wantsHtml(accept: string | undefined): boolean {
+  return typeof accept === 'string' && accept.includes('text/html');
+}
+
+/** The scope of every page: security headers, /static/, HTML errors, language switch, page groups. */
+const pages: FastifyPluginAsync = async (scope) => {
+  await scope.register(helmet, HELMET_OPTIONS);
+  await scope.register(fastifyStatic, { root: STATIC_DIR, prefix: '/static/', decorateReply: false, maxAge: '1d', index: false });
+  scope.setErrorHandler(async (caught: FastifyError, request, reply) => {
+    const { status, body, retryAfter } = errorAnswer(caught, request);
+    if (retryAfter) void reply.header('retry-after', retryAfter);
+    void reply.status(status);
+    if (!wantsHtml(request.headers.accept)) return reply.send(body);
+    const lang = chooseLang(request);
+    const t = translator(lang);
+    // A person reads the catalogue error in their language when we have it, else its message.
+    const explanation = MESSAGES[lang][`error.${body.error}`] ?? body.message;
+    return reply.page('error', { title: t('error.title', { status }), error: body, explanation });
+  });
+  await scope.register(langRoutes);
+  await scope.register(dashboard);
+  // Further page groups (the premium portal) register here, inside this scope.
+};
+
+export default fp(async (app: FastifyInstance) => {
+  await app.register(cookie);
+  await app.register(view, {
+    engine: { eta: new Eta({ autoEscape: true, autoTrim: false }) },
+    root: VIEWS_DIR,
+    layout: 'layout.eta',
+    // Templates are compiled once and kept (a page costs its data, not a re-read of its file).
+    production: true,
+  });
+  const css = readFileSync(path.join(STATIC_DIR, 'site.css'));
+  const assetVersion = createHash('sha256').update(css).digest('hex').slice(0, 10);
+  // Looked up once, after every route exists: the sign-in link shows only when a portal serves it.
+  let signIn: string | null | undefined;
+  const signInPath = () => (signIn ??= app.hasRoute({ method: 'GET', url: SIGN_IN_PATH }) ? SIGN_IN_PATH : null);
+  app.decorateReply('page', pageRenderer({ assetVersion, signInPath, signOutPath: SIGN_OUT_PATH }));
+  await app.register(pages);
+}, { name: 'webperf-web' });
