@@ -68,7 +68,8 @@ export async function resolveKey(db: Db, presented: string): Promise<ResolvedKey
   return { id: row.id, kind, label: row.label, siteIds: sites.map((s) => s.site_id) };
 }
 
-export function canReach(key: ResolvedKey, siteId: number): boolean {
+/** Whether a key (or a portal user, whose reach has the same shape) reaches the site. */
+export function canReach(key: Pick<ResolvedKey, 'siteIds'>, siteId: number): boolean {
   return key.siteIds === null || key.siteIds.includes(siteId);
 }
 
