@@ -91,21 +91,23 @@ t.test('portal pages: axe in sv and en, Lighthouse, screenshots', async (t) => {
 
   await t.test('Lighthouse: the sign-in page and a signed-in page score ≥ 95 accessibility, ≥ 90 performance', async (t) => {
     await portalUser(api, 'lh@example.org', 'a good password', 'standard', [siteId]);
-    const { page } = await browserContext(t);
+    const { context, page } = await browserContext(t);
     const rate = async (p: Page, url: string) => {
       // Storage is kept so that the signed-in page is measured signed in.
       const result = await lighthouse(url, { output: 'json', logLevel: 'error', onlyCategories: ['accessibility', 'performance'], disableStorageReset: true }, undefined, p as any);
       const { categories: c, runtimeError, audits } = result!.lhr;
       // Why a score is missing, for the assertion message (a score is null when a metric failed).
-      const why = [runtimeError?.code, ...Object.values(audits).filter((a) => a.errorMessage).map((a) => `${a.id}: ${a.errorMessage}`)].filter(Boolean).join('; ');
+      const why = runtimeError?.code ?? Object.values(audits).find((a) => a.errorMessage)?.errorMessage ?? '';
       return { a11y: Math.round((c.accessibility.score ?? 0) * 100), perf: Math.round((c.performance.score ?? 0) * 100), why };
     };
     const signInScores = await rate(page, `${base}/portal/sign-in`);
     t.ok(signInScores.a11y >= 95, `sign-in accessibility ${signInScores.a11y} ≥ 95 ${signInScores.why}`);
     t.ok(signInScores.perf >= 90, `sign-in performance ${signInScores.perf} ≥ 90 ${signInScores.why}`);
     t.equal(await signIn(page, base, 'lh@example.org', 'a good password'), 200);
-    const siteScores = await rate(page, `${base}/portal/sites/${siteId}`);
-    t.equal(new URL(page.url()).pathname, `/portal/sites/${siteId}`, 'measured signed in (no redirect to the sign-in page)');
+    // A fresh tab of the same context (its cookies, so signed in): Lighthouse measures a page's first navigation.
+    const tab = await context.newPage();
+    const siteScores = await rate(tab, `${base}/portal/sites/${siteId}`);
+    t.equal(new URL(tab.url()).pathname, `/portal/sites/${siteId}`, 'measured signed in (no redirect to the sign-in page)');
     t.ok(siteScores.a11y >= 95, `site page accessibility ${siteScores.a11y} ≥ 95 ${siteScores.why}`);
     t.ok(siteScores.perf >= 90, `site page performance ${siteScores.perf} ≥ 90 ${siteScores.why}`);
   });
