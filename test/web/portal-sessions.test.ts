@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import t from 'tap';
+import { finishAudit, placeAudit } from '../../core/store/audits.js';
 import { issuePasswordToken } from '../../core/store/users.js';
 import { buildTestApi } from '../helpers/api.js';
 import { portalUser, premiumSite } from '../helpers/portal.js';
@@ -117,6 +118,32 @@ t.test('portal sessions', async (t) => {
     t.equal(again.statusCode, 400);
     t.match(again.body, 'data-error="PASSWORD_TOKEN_INVALID"');
     t.equal((await client(app).get('/portal/set-password?token=nope')).statusCode, 400);
+  });
+
+  await t.test('audits with their files: the owner downloads them; another account gets 404', async (t) => {
+    const placed = await placeAudit(db, { siteId, keyId: null, pages: 2, format: 'audit_v2', baseUrl: 'https://sessionsby.example/', title: 'Audit of Sessionsby' });
+    const summary = Buffer.from('{"pages":2}');
+    await finishAudit(db, placed.auditId, [{ name: 'seo_summary.json', contentType: 'application/json', content: summary }]);
+    const owner = client(app);
+    await signIn(owner, 'sam@example.org', 'third password');
+    const site = await owner.get(`/portal/sites/${siteId}`);
+    t.match(site.body, `href="/portal/sites/${siteId}/audits/${placed.auditId}/seo_summary.json"`, 'the site page links the file');
+    const file = await owner.get(`/portal/sites/${siteId}/audits/${placed.auditId}/seo_summary.json`);
+    t.equal(file.statusCode, 200);
+    t.equal(file.headers['content-type'], 'application/json; charset=utf-8');
+    t.equal(file.headers['content-disposition'], 'attachment; filename="seo_summary.json"');
+    t.equal(file.body, summary.toString());
+    t.equal((await owner.get(`/portal/sites/${siteId}/audits/${placed.auditId}/..%2F..%2Fetc%2Fpasswd`)).statusCode, 404, 'a name not in the format\'s list');
+    t.equal((await owner.get(`/portal/sites/${siteId}/audits/${placed.auditId}/crux_summary.json`)).statusCode, 404, 'a listed name the audit does not hold');
+
+    const otherSite = await premiumSite(api, 'Grannby', 'https://grannby.example/', 10);
+    await portalUser(api, 'gro@example.org', 'gro password 1', 'standard', [otherSite]);
+    const other = client(app);
+    await signIn(other, 'gro@example.org', 'gro password 1');
+    const denied = await other.get(`/portal/sites/${siteId}/audits/${placed.auditId}/seo_summary.json`);
+    t.equal(denied.statusCode, 404);
+    t.notMatch(denied.body, 'pages', 'nothing of the file leaks');
+    t.equal((await other.get(`/portal/sites/${otherSite}/audits/${placed.auditId}/seo_summary.json`)).statusCode, 404, 'nor through the own site');
   });
 
   await t.test('signed-out requests: a page redirects to the sign-in form; a POST without a session is refused', async (t) => {
