@@ -57,6 +57,8 @@ export interface BenchApiOptions {
 
 export interface Measurement {
   name: string;
+  /** A page for people: judged by its p99 against GOALS.maxPageP99Ms, not by throughput. */
+  page?: boolean;
   requests: number;
   errors: number;
   rps: number;
@@ -65,8 +67,11 @@ export interface Measurement {
   bytes: number;
 }
 
-/** Goals of the issue: at least half the bare route's throughput, p99 under 25 ms. */
-export const GOALS = { minRatio: 0.5, maxP99Ms: 25 };
+/** Goals of the issue: at least half the bare route's throughput, p99 under 25 ms; pages for people (the dashboard) p99 under 50 ms. */
+export const GOALS = { minRatio: 0.5, maxP99Ms: 25, maxPageP99Ms: 50 };
+
+/** Public-sector websites among the bench sites (the first ones), as many as the real list. */
+export const BENCH_PUBLIC_SECTOR = 310;
 
 // The load generator: plain JavaScript in a worker thread (eval), so it needs no TypeScript loader
 // and does not share the servers' event loop.
@@ -140,6 +145,10 @@ export async function seedBenchData(db: Db, o: Required<Pick<BenchApiOptions, 's
     insert into sites (title, url, premium_level, followed)
     select 'Webbplats ' || g, 'https://webbplats-' || g || '.example/', case when g % 10 = 0 then 'standard' end, true
     from generate_series(1, ${o.sites}::int) g`.execute(db);
+  // The first 310 are the public-sector websites the dashboard lists (one in 15 a region).
+  await sql`
+    update sites set public_sector = true, org_code = 'B' || id, org_category = case when id % 15 = 0 then 'Region' else 'Municipality' end
+    where id <= ${BENCH_PUBLIC_SECTOR}::int`.execute(db);
   // Every site in one category, a third of them in a second one too.
   await sql`
     insert into site_categories (site_id, category_id)
@@ -332,11 +341,22 @@ export async function benchApi(options: BenchApiOptions = {}): Promise<string> {
       { name: 'GET /stats_per_month/{siteId}', port: apiPort, paths: ids.map((id) => `/stats_per_month/${id}`), headers },
       { name: 'GET /categories/', port: apiPort, paths: ['/categories/'], headers },
       { name: 'diagnostic: GET /stats/{siteId}, caches off', port: uncachedPort, paths: ids.map((id) => `/stats/${id}`), headers },
+      // The dashboard (no key, no cache: each request reads the summaries and renders the page).
+      { name: 'page: GET / (dashboard start page)', port: apiPort, paths: ['/', '/?sort=overall&dir=desc', '/?category=Region', '/?q=webbplats%201', '/?sort=tested&dir=asc&page=2'], headers: {}, page: true },
+      { name: 'page: GET /site/{id} (dashboard site page)', port: apiPort, paths: ids.map((id) => `/site/${1 + (id % BENCH_PUBLIC_SECTOR)}`), headers: {}, page: true },
       // The bare route again: the machine's load may drift; the reference is the mean of both.
       { name: 'GET /bare, again', port: barePort, paths: ['/bare'], headers: {} },
     ];
     // Each endpoint answers 200 with data before it is measured.
-    for (const e of endpoints.filter((x) => x.port === apiPort && !x.name.startsWith('diagnostic'))) {
+    for (const e of endpoints.filter((x) => x.page)) {
+      for (const p of e.paths.slice(0, 5)) {
+        const res = await app.inject({ method: 'GET', url: p });
+        // With data: rated scores in the list, a drawn chart on a site page.
+        const filled = p.startsWith('/site/') ? res.body.includes('data-chart="monthly-scores"') : /<td class="num">\d/.test(res.body);
+        if (res.statusCode !== 200 || !filled) throw new Error(`${p} answered ${res.statusCode}: ${res.body.slice(0, 200)}`);
+      }
+    }
+    for (const e of endpoints.filter((x) => x.port === apiPort && !x.name.startsWith('diagnostic') && !x.page)) {
       const res = await app.inject({ method: 'GET', url: e.paths[0], headers });
       const body = res.json() as { result_count?: number; categories?: unknown[] };
       if (res.statusCode !== 200 || !((body.result_count ?? body.categories?.length ?? 0) > 0)) throw new Error(`${e.paths[0]} answered ${res.statusCode}: ${res.body.slice(0, 200)}`);
@@ -349,6 +369,7 @@ export async function benchApi(options: BenchApiOptions = {}): Promise<string> {
       const sorted = r.lat.sort((a, b) => a - b);
       results.push({
         name: e.name,
+        page: e.page,
         requests: sorted.length,
         errors: r.errors,
         rps: sorted.length / (r.elapsedMs / 1000),
@@ -381,12 +402,12 @@ function report(
       r.p99.toFixed(2),
       fmt(r.bytes),
       ratio.toFixed(2),
-      isBare ? '-' : `${ratio >= GOALS.minRatio && r.errors === 0 ? 'PASS' : 'FAIL'}`,
-      isBare ? '-' : `${r.p99 < GOALS.maxP99Ms && r.errors === 0 ? 'PASS' : 'FAIL'}`,
+      isBare || r.page ? '-' : `${ratio >= GOALS.minRatio && r.errors === 0 ? 'PASS' : 'FAIL'}`,
+      isBare ? '-' : `${r.p99 < (r.page ? GOALS.maxPageP99Ms : GOALS.maxP99Ms) && r.errors === 0 ? 'PASS' : 'FAIL'}`,
       String(r.errors),
     ];
   });
-  const head = ['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'bytes', '× bare*', `≥${GOALS.minRatio}× bare`, `p99<${GOALS.maxP99Ms}ms`, 'non-200'];
+  const head = ['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'bytes', '× bare*', `≥${GOALS.minRatio}× bare`, `p99<${GOALS.maxP99Ms}ms (pages <${GOALS.maxPageP99Ms})`, 'non-200'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [
@@ -399,7 +420,7 @@ function report(
     line(widths.map((w) => '-'.repeat(w))),
     ...rows.map(line),
     '',
-    `* ratio to the mean of the two bare runs (${fmt(bareRps)} req/s). Goals: ≥ ${GOALS.minRatio}× bare throughput and p99 < ${GOALS.maxP99Ms} ms, with every answer 200.`,
+    `* ratio to the mean of the two bare runs (${fmt(bareRps)} req/s). Goals: ≥ ${GOALS.minRatio}× bare throughput and p99 < ${GOALS.maxP99Ms} ms, with every answer 200; pages for people ("page:" rows, uncompressed HTML rendered per request from the summaries, ${BENCH_PUBLIC_SECTOR} public-sector websites): p99 < ${GOALS.maxPageP99Ms} ms.`,
     '',
   ].join('\n');
 }

@@ -19,7 +19,7 @@ if (want('pipeline')) {
   console.log(await benchPipeline(3));
 }
 if (want('api')) {
-  console.log('\n## Results API (issue: premium API)');
+  console.log('\n## Results API (issue: premium API) and the dashboard pages (issue 11)');
   const out = await benchApi({});
   if (typeof out === 'string') console.log(out);
 }

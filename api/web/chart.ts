@@ -40,7 +40,8 @@ export interface ChartModel {
   plot: { left: number; right: number; top: number; bottom: number };
   series: ChartSeries[];
   yTicks: { y: number; value: number }[];
-  xTicks: { x: number; label: string }[];
+  /** Month labels; the first and last are anchored at their ends so that they stay inside. */
+  xTicks: { x: number; label: string; anchor: 'start' | 'middle' | 'end' }[];
   /** One row per month that has a score, oldest first: the table under the chart. */
   rows: { month: string; scores: Record<ScoreType, number | null> }[];
   first: string | null;
@@ -97,7 +98,12 @@ export function buildChart(scores: readonly MonthlyScore[]): ChartModel {
   });
 
   const every = Math.max(1, Math.ceil(axis.length / 8));
-  const xTicks = axis.filter((_, i) => i % every === 0 || i === axis.length - 1).map((month) => ({ x: xOf(month), label: month }));
+  const shown = axis.filter((_, i) => i % every === 0 || i === axis.length - 1);
+  const xTicks = shown.map((month, i) => ({
+    x: xOf(month),
+    label: month,
+    anchor: shown.length === 1 ? ('middle' as const) : i === 0 ? ('start' as const) : i === shown.length - 1 ? ('end' as const) : ('middle' as const),
+  }));
   const yTicks = [1, 2, 3, 4, 5].map((value) => ({ y: yOf(value), value }));
   const rows = months.map((month) => ({
     month,

@@ -9,6 +9,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { constants as zlib } from 'node:zlib';
+import compress from '@fastify/compress';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
@@ -39,6 +41,13 @@ function wantsHtml(accept: string | undefined): boolean {
 /** The scope of every page: security headers, /static/, HTML errors, language switch, page groups. */
 const pages: FastifyPluginAsync = async (scope) => {
   await scope.register(helmet, HELMET_OPTIONS);
+  // Pages and their stylesheet compress well (a 100-row page of the list from ~45 kB to ~7 kB); brotli at
+  // a low quality, as for dynamic content, so that compressing costs less than it saves.
+  await scope.register(compress, {
+    globalDecompression: false,
+    encodings: ['br', 'gzip'],
+    brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } },
+  });
   await scope.register(fastifyStatic, { root: STATIC_DIR, prefix: '/static/', decorateReply: false, maxAge: '1d', index: false });
   scope.setErrorHandler(async (caught: FastifyError, request, reply) => {
     const { status, body, retryAfter } = errorAnswer(caught, request);

@@ -36,9 +36,9 @@ export function translator(lang: PageLang): Translate {
   return (key, params) => {
     const text = messages[key];
     if (text === undefined) throw new MissingMessageError(lang, key);
-    if (!params) return text;
-    return text.replace(/\{(\w+)\}/g, (whole, name: string) => {
-      if (!(name in params)) throw new MissingMessageError(lang, `${key} {${name}}`);
+    if (!text.includes('{')) return text;
+    return text.replace(/\{(\w+)\}/g, (_whole, name: string) => {
+      if (!params || !(name in params)) throw new MissingMessageError(lang, `${key} {${name}}`);
       return String(params[name]);
     });
   };
