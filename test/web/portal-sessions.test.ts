@@ -8,6 +8,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import t from 'tap';
 import { finishAudit, placeAudit } from '../../core/store/audits.js';
 import { issuePasswordToken } from '../../core/store/users.js';
+import { SIGN_IN_PER_MINUTE } from '../../api/web/portal/common.js';
 import { buildTestApi } from '../helpers/api.js';
 import { portalUser, premiumSite } from '../helpers/portal.js';
 
@@ -144,6 +145,19 @@ t.test('portal sessions', async (t) => {
     t.equal(denied.statusCode, 404);
     t.notMatch(denied.body, 'pages', 'nothing of the file leaks');
     t.equal((await other.get(`/portal/sites/${otherSite}/audits/${placed.auditId}/seo_summary.json`)).statusCode, 404, 'nor through the own site');
+  });
+
+  await t.test(`sign-in is limited to ${SIGN_IN_PER_MINUTE} attempts a minute per client address`, async (t) => {
+    // The limit counts before the form is checked, so these cost no password hashing.
+    const statuses: number[] = [];
+    for (let i = 0; i <= SIGN_IN_PER_MINUTE; i++) {
+      const res = await app.inject({ method: 'POST', url: '/portal/sign-in', remoteAddress: '192.0.2.7', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'email=a%40b.example&password=x' });
+      statuses.push(res.statusCode);
+      if (i === SIGN_IN_PER_MINUTE) t.equal(JSON.parse(res.body).error, 'RATE_LIMITED');
+    }
+    t.strictSame(statuses, [...Array(SIGN_IN_PER_MINUTE).fill(403), 429]);
+    const elsewhere = await app.inject({ method: 'POST', url: '/portal/sign-in', remoteAddress: '192.0.2.8', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'email=a%40b.example&password=x' });
+    t.equal(elsewhere.statusCode, 403, 'another address is not limited');
   });
 
   await t.test('signed-out requests: a page redirects to the sign-in form; a POST without a session is refused', async (t) => {
