@@ -17,8 +17,8 @@ import webanalytics from './routes/webanalytics.js';
 import web from './web/index.js';
 import { LATEST_VERSION } from './envelope.js';
 
-/** Request-log redaction: keys never reach the logs. */
-export const REDACT = ['req.headers["api-key"]', 'req.headers.authorization'];
+/** Request-log redaction: keys and session cookies never reach the logs. */
+export const REDACT = ['req.headers["api-key"]', 'req.headers.authorization', 'req.headers.cookie'];
 
 /** `logger`: true logs to stdout; a stream logs there (tests); either way keys are redacted. */
 export async function buildApp(deps: ApiDeps, options: { logger?: boolean | { stream: NodeJS.WritableStream } } = {}): Promise<FastifyInstance> {
@@ -70,12 +70,14 @@ export async function buildApp(deps: ApiDeps, options: { logger?: boolean | { st
   return app;
 }
 
-/** Logs a request without its query string's api-key. */
+/** Logs a request without its query string's api-key or password-link token. */
 function serializeRequest(req: { method: string; url: string; headers: Record<string, unknown>; ip?: string }) {
   return {
     method: req.method,
-    url: req.url.replace(/([?&]api-key=)[^&]*/gi, '$1[Redacted]'),
+    // The portal's one-time password link carries its token in the query string too.
+    url: req.url.replace(/([?&](?:api-key|token)=)[^&]*/gi, '$1[Redacted]'),
     remoteAddress: req.ip,
-    headers: { ...req.headers, ...(req.headers['api-key'] ? { 'api-key': '[Redacted]' } : {}) },
+    // The portal's session cookie is as good as a password while it lives.
+    headers: { ...req.headers, ...(req.headers['api-key'] ? { 'api-key': '[Redacted]' } : {}), ...(req.headers.cookie ? { cookie: '[Redacted]' } : {}) },
   };
 }

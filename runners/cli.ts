@@ -30,7 +30,7 @@ const USAGE = `Usage: webperf <command>
   test <url> [--tests 30,21] [--lang sv|en|da|no|fi|is] [--format text|json]
                                      test a URL once without a database
 ${AUDIT_USAGE}
-  sites ... | levels ... | categories ... | keys ...   operator commands (webperf keys --help)
+  sites ... | levels ... | categories ... | keys ... | users ...   operator commands (webperf users --help)
 `;
 
 function fail(message: string, code = 2): never {
@@ -72,6 +72,7 @@ async function serve(config: Config, parts: { api: boolean; runner: boolean }): 
     log(`Demo site id: ${service.demo.siteId} (${service.demo.url})`);
     log(`Demo api-key: ${service.demo.key}`);
     if (service.apiUrl) log(`Try:   curl -H 'api-key: ${service.demo.key}' ${service.apiUrl}/item/${service.demo.siteId}`);
+    if (service.apiUrl) log(`Portal: ${service.apiUrl}/portal/  (demo account: ${service.demo.portal.email} / password ${service.demo.portal.password})`);
   }
   if (service.worker) log(`runner: ${config.concurrency} concurrent job(s)`);
   log('Ctrl-C stops everything.');
@@ -199,7 +200,8 @@ async function run(argv: string[]): Promise<void> {
     case 'sites':
     case 'levels':
     case 'categories':
-    case 'keys': {
+    case 'keys':
+    case 'users': {
       const { operatorCommand } = await import('./operator-cli.js');
       return operatorCommand(config, command, rest);
     }

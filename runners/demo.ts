@@ -5,6 +5,7 @@
  * spec's "published demo key"): it is kept in the data folder (mode 0600) so that every start can
  * print it; the database holds only its hash.
  */
+import { randomBytes } from 'node:crypto';
 import { chmod, readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,16 +14,21 @@ import { createKey, resolveKey, revokeKey } from '../core/store/keys.js';
 import { queueRun, retargetOpenRuns } from '../core/store/runs.js';
 import { getSetting, setSetting } from '../core/store/sites.js';
 import { addCatalogSite, addCategory, categoryIdsByTitle, levelExists, setLevel, updateCatalogSite } from '../core/store/catalog-admin.js';
+import { createUser, findUserByEmail, setPassword } from '../core/store/users.js';
 import { startStaticSite } from './static-site.js';
 
 export const DEMO_ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'demo-site');
 export const DEMO_LEVEL = { name: 'demo', monthly_quota: 200 };
 const DEMO_CATEGORY = 'Demo';
+/** The demo portal account (a reserved example domain: no mail ever goes there). */
+export const DEMO_EMAIL = 'demo@example.org';
 
 export interface Demo {
   siteId: number;
   key: string;
   url: string;
+  /** The demo portal account, printed at start like the demo key. */
+  portal: { email: string; password: string };
   close(): Promise<void>;
 }
 
@@ -46,20 +52,33 @@ export async function startDemo(db: Db, dataDir: string, options: { port?: numbe
 
   const file = path.join(dataDir, 'demo.json');
   let key: string | null = null;
+  let portal: { email: string; password: string } | null = null;
   try {
-    const saved = JSON.parse(await readFile(file, 'utf8')) as { siteId: number; key: string };
+    const saved = JSON.parse(await readFile(file, 'utf8')) as { siteId: number; key: string; portal?: { email: string; password: string } };
     if (saved.siteId === siteId && (await resolveKey(db, saved.key))) key = saved.key;
+    if (saved.siteId === siteId && saved.portal && (await findUserByEmail(db, saved.portal.email))?.password_hash) portal = saved.portal;
   } catch {
     key = null;
   }
+  portal ??= await demoPortalAccount(db, siteId);
   if (!key) {
     const old = await db.selectFrom('api_keys').select('id').where('label', '=', 'demo').where('revoked_at', 'is', null).execute();
     for (const k of old) await revokeKey(db, k.id);
     key = (await createKey(db, { kind: 'standard', siteIds: [siteId], label: 'demo' })).key;
-    await mkdir(dataDir, { recursive: true });
-    await writeFile(file, JSON.stringify({ siteId, key }, null, 2) + '\n', { mode: 0o600 });
-    await chmod(file, 0o600);
   }
+  await mkdir(dataDir, { recursive: true });
+  await writeFile(file, JSON.stringify({ siteId, key, portal }, null, 2) + '\n', { mode: 0o600 });
+  await chmod(file, 0o600);
   if (firstStart) await queueRun(db, { siteId, url: site.url });
-  return { siteId, key, url: site.url, close: () => site.close() };
+  return { siteId, key, url: site.url, portal, close: () => site.close() };
+}
+
+/** The demo's portal account on the demo site, with a fresh random password (kept in demo.json like the key). */
+async function demoPortalAccount(db: Db, siteId: number): Promise<{ email: string; password: string }> {
+  const id = (await findUserByEmail(db, DEMO_EMAIL))?.id ?? (await createUser(db, { email: DEMO_EMAIL, level: 'standard', siteIds: [siteId] }));
+  if (id === null) throw new Error('demo: the demo portal account could not be created');
+  await db.insertInto('user_sites').values({ user_id: id, site_id: siteId }).onConflict((oc) => oc.doNothing()).execute();
+  const password = randomBytes(12).toString('base64url');
+  await setPassword(db, id, password);
+  return { email: DEMO_EMAIL, password };
 }

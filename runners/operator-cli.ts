@@ -9,6 +9,8 @@
  *   webperf keys create --site ID [--site ID ...] [--agency | --admin] [--label L]
  *   webperf keys revoke PREFIX|ID
  *   webperf keys list
+ *   webperf users add --email E (--site ID [--site ID ...] | --agency)
+ *   webperf users list
  *
  * Every command takes --json (machine-readable output). Bad input: a message on stderr and exit
  * code 2, and nothing is written. A key is printed once, when created; `keys list` never
@@ -32,6 +34,7 @@ import {
 } from '../core/store/catalog-admin.js';
 import { createKey, listKeys, revokeKey, type KeyKind } from '../core/store/keys.js';
 import { missingSiteIds } from '../core/store/sites.js';
+import { createUser, issuePasswordToken, listUsers, passwordSetLink, PASSWORD_TOKEN_HOURS, validEmail } from '../core/store/users.js';
 import { openDatabase } from './service.js';
 
 const USAGE: Record<string, string> = {
@@ -58,6 +61,12 @@ const USAGE: Record<string, string> = {
   webperf keys revoke PREFIX|ID [--json]
   webperf keys list [--json]                    prefix, kind, label, sites, created, revoked (never keys)
 `,
+  users: `Usage:
+  webperf users add --email E (--site ID [--site ID ...] | --agency) [--json]
+                         a premium portal account; prints a one-time link to set the password
+                         standard: the sites given; agency: the whole portfolio and the analytics CSV
+  webperf users list [--json]                   email, level, sites, created, password set (never hashes)
+`,
 };
 
 /** Bad input: reported on stderr with exit code 2. */
@@ -67,6 +76,8 @@ type Out = (text: string) => void;
 
 interface Ctx {
   db: Db;
+  /** The service's public base address (for links printed to the operator). */
+  base: string;
   json: boolean;
   out: Out;
 }
@@ -314,7 +325,62 @@ async function keys(ctx: Ctx, sub: string | undefined, args: string[]): Promise<
   throw new UsageError(`unknown subcommand "${sub ?? ''}"\n${USAGE.keys}`);
 }
 
-const COMMANDS = { sites, levels, categories, keys } as const;
+async function users(ctx: Ctx, sub: string | undefined, args: string[]): Promise<void> {
+  const { db } = ctx;
+  if (sub === 'add') {
+    const { values, positionals } = parse(args, {
+      email: { type: 'string' },
+      site: { type: 'string', multiple: true },
+      agency: { type: 'boolean' },
+    });
+    if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}"`);
+    const email = nonEmpty(values.email, '--email');
+    if (!validEmail(email)) throw new UsageError(`--email is not an e-mail address: "${email}"`);
+    const siteIds = [...new Set((values.site ?? []).map((s) => positiveInt(s, '--site')))].sort((a, b) => a - b);
+    if (values.agency && siteIds.length) throw new UsageError('--agency and --site exclude each other: an agency account reaches the whole portfolio');
+    if (!values.agency && siteIds.length === 0) throw new UsageError(`give --site ID (repeatable) or --agency\n${USAGE.users}`);
+    if (siteIds.length) {
+      const missing = await missingSiteIds(db, siteIds);
+      if (missing.length) throw new UsageError(`no site ${missing.join(', ')} (see webperf sites list)`);
+    }
+    const level = values.agency ? 'agency' : 'standard';
+    const id = await createUser(db, { email, level, siteIds });
+    if (id === null) throw new UsageError(`an account with the e-mail address ${email} exists already`);
+    const link = passwordSetLink(ctx.base, await issuePasswordToken(db, id));
+    const reach = level === 'agency' ? 'the whole portfolio' : `site${siteIds.length === 1 ? '' : 's'} ${siteIds.join(', ')}`;
+    return print(
+      ctx,
+      { id, email, level, site_ids: level === 'agency' ? null : siteIds, password_link: link, link_valid_hours: PASSWORD_TOKEN_HOURS },
+      [
+        `user ${id} created: ${email} (${level}, ${reach})`,
+        `Set the password (one-time link, valid ${PASSWORD_TOKEN_HOURS} h): ${link}`,
+        '',
+      ].join('\n'),
+    );
+  }
+  if (sub === 'list') {
+    parse(args, {});
+    const rows = await listUsers(db);
+    const json = rows.map((u) => ({
+      id: u.id,
+      email: u.email,
+      level: u.level,
+      site_ids: u.level === 'agency' ? null : u.site_ids,
+      created_at: new Date(u.created_at).toISOString(),
+      password_set_at: u.password_set_at === null ? null : new Date(u.password_set_at).toISOString(),
+    }));
+    const text = json.length
+      ? table(
+          ['ID', 'EMAIL', 'LEVEL', 'SITES', 'CREATED', 'PASSWORD SET'],
+          json.map((u) => [u.id, u.email, u.level, u.site_ids === null ? 'all' : u.site_ids.join(',') || '-', when(u.created_at), when(u.password_set_at)]),
+        )
+      : 'no users\n';
+    return print(ctx, json, text);
+  }
+  throw new UsageError(`unknown subcommand "${sub ?? ''}"\n${USAGE.users}`);
+}
+
+const COMMANDS = { sites, levels, categories, keys, users } as const;
 
 /**
  * Runs one operator command. Bad input: a message on stderr and exit code 2 (process.exit: the
@@ -349,7 +415,7 @@ export async function operatorCommand(
   const database = await openDatabase(config, () => {}, { shareRunning: true });
   let failed: string | null = null;
   try {
-    await handler({ db: database.db, json, out }, sub, rest);
+    await handler({ db: database.db, json, out, base: config.publicUrl ?? `http://${config.host}:${config.port}` }, sub, rest);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     failed = e.message;

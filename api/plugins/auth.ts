@@ -8,7 +8,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { WebperfError } from '../../core/errors.js';
-import { canReach, keyDigest, resolveKey, type ResolvedKey } from '../../core/store/keys.js';
+import { canReach, keyDigest, resolveKey, touchKey, type ResolvedKey } from '../../core/store/keys.js';
 import { parseStrictInt } from '../request-helpers.js';
 
 declare module 'fastify' {
@@ -76,6 +76,15 @@ export default fp(async (app) => {
     }
     return key;
   };
+  // "Last used" (shown in the portal) is written at most once a minute per key and process.
+  const touched = new Map<number, number>();
+  const touch = async (keyId: number) => {
+    const now = Date.now();
+    if ((touched.get(keyId) ?? 0) > now - 60_000) return;
+    if (touched.size > 10_000) touched.clear();
+    touched.set(keyId, now);
+    await touchKey(app.deps.db, keyId, new Date(now));
+  };
   const cache = new WeakMap<FastifyRequest, Promise<ResolvedKey | null>>();
   app.decorateRequest('apiKey', function (this: FastifyRequest, options?: { allowQuery?: boolean }) {
     let hit = cache.get(this);
@@ -83,8 +92,9 @@ export default fp(async (app) => {
       const raw = presentedKey(this, options?.allowQuery ?? false);
       hit = raw === null
         ? Promise.resolve(null)
-        : resolve(raw).then((k) => {
+        : resolve(raw).then(async (k) => {
             if (!k) throw new WebperfError('KEY_INVALID');
+            await touch(k.id);
             return k;
           });
       cache.set(this, hit);

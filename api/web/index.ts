@@ -20,6 +20,7 @@ import type { FastifyError, FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin';
 import { errorAnswer } from '../plugins/errors.js';
 import dashboard from './dashboard/index.js';
+import portal from './portal/index.js';
 import { MESSAGES, translator } from './i18n/index.js';
 import { chooseLang, langRoutes } from './lang.js';
 import { pageRenderer } from './page.js';
@@ -62,6 +63,7 @@ const pages: FastifyPluginAsync = async (scope) => {
   await scope.register(langRoutes);
   await scope.register(dashboard);
   // Further page groups (the premium portal) register here, inside this scope.
+  await scope.register(portal);
 };
 
 export default fp(async (app: FastifyInstance) => {

@@ -46,8 +46,10 @@ export interface ApiKeys {
   id: Generated<number>;
   kind: string;
   label: Generated<string>;
+  last_used_at: Timestamp | null;
   prefix: string;
   revoked_at: Timestamp | null;
+  user_id: number | null;
 }
 
 export interface AuditFiles {
@@ -140,6 +142,15 @@ export interface Orders {
   payload: Generated<Json>;
   site_id: number;
   status: Generated<string>;
+  user_id: number | null;
+}
+
+export interface PasswordTokens {
+  created_at: Generated<Timestamp>;
+  expires_at: Timestamp;
+  token_hash: Buffer;
+  used_at: Timestamp | null;
+  user_id: number;
 }
 
 export interface PremiumLevels {
@@ -154,6 +165,14 @@ export interface RunnerHeartbeats {
   runner_id: string;
   started_at: Generated<Timestamp>;
   worker_ids: string[];
+}
+
+export interface Sessions {
+  created_at: Generated<Timestamp>;
+  data: Json;
+  expires_at: Timestamp;
+  id_hash: Buffer;
+  user_id: number | null;
 }
 
 export interface Settings {
@@ -221,6 +240,22 @@ export interface TestRuns {
   url: string;
 }
 
+export interface Users {
+  created_at: Generated<Timestamp>;
+  email: string;
+  failed_attempts: Generated<number>;
+  id: Generated<number>;
+  level: string;
+  locked_until: Timestamp | null;
+  password_hash: string | null;
+  password_set_at: Timestamp | null;
+}
+
+export interface UserSites {
+  site_id: number;
+  user_id: number;
+}
+
 export interface WebhookDeliveries {
   attempts: Generated<number>;
   created_at: Generated<Timestamp>;
@@ -271,14 +306,18 @@ export interface DB {
   latest_results: LatestResults;
   monthly_scores: MonthlyScores;
   orders: Orders;
+  password_tokens: PasswordTokens;
   premium_levels: PremiumLevels;
   runner_heartbeats: RunnerHeartbeats;
+  sessions: Sessions;
   settings: Settings;
   site_categories: SiteCategories;
   site_scores: SiteScores;
   sites: Sites;
   test_results: TestResults;
   test_runs: TestRuns;
+  user_sites: UserSites;
+  users: Users;
   webhook_deliveries: WebhookDeliveries;
   webhooks: Webhooks;
 }

@@ -32,6 +32,8 @@ export const FOLDER_PATTERN = /^[A-Za-z0-9_-]{22}$/;
 export interface NewAudit {
   siteId: number;
   keyId: number | null;
+  /** The portal user who ordered, if any. */
+  userId?: number | null;
   pages: number;
   format: AuditFormat;
   /** Where the crawl starts: the site's start page. */
@@ -45,6 +47,11 @@ export interface PlacedAudit {
   folder: string;
   credits: number;
   available: number;
+}
+
+/** The spec's audit refusal: how many credits the audit needs and how many remain. */
+export function auditQuotaMessage(needed: number, available: number): string {
+  return `The audit needs ${plural(needed, 'credit', 'credits')}; ${plural(available, 'remains', 'remain')} in the current ${QUOTA_PERIOD_DAYS}-day period.`;
 }
 
 /**
@@ -61,6 +68,7 @@ export async function placeAudit(db: Db, audit: NewAudit): Promise<PlacedAudit> 
   const placed = await placeOrder(db, {
     siteId: audit.siteId,
     keyId: audit.keyId,
+    userId: audit.userId ?? null,
     kind: 'audit',
     credits,
     payload: { pages: audit.pages, format: audit.format, base_url: audit.baseUrl },
@@ -101,7 +109,7 @@ export async function placeAudit(db: Db, audit: NewAudit): Promise<PlacedAudit> 
     // The spec's audit refusal names the audit: how many credits it needs and how many remain.
     if (err instanceof WebperfError && err.code === 'QUOTA_EXCEEDED' && err.details) {
       const { needed, available } = err.details as { needed: number; available: number };
-      throw new WebperfError('QUOTA_EXCEEDED', `The audit needs ${plural(needed, 'credit', 'credits')}; ${plural(available, 'remains', 'remain')} in the current ${QUOTA_PERIOD_DAYS}-day period.`, err.details);
+      throw new WebperfError('QUOTA_EXCEEDED', auditQuotaMessage(needed, available), err.details);
     }
     throw err;
   });
@@ -191,4 +199,9 @@ export async function finishAudit(db: Db, auditId: number, files: AuditFile[]): 
 export async function readAuditFile(db: Db, auditId: number, name: string): Promise<AuditFile | undefined> {
   const row = await db.selectFrom('audit_files').select(['name', 'content_type', 'content']).where('audit_id', '=', auditId).where('name', '=', name).executeTakeFirst();
   return row ? { name: row.name, contentType: row.content_type, content: row.content } : undefined;
+}
+
+/** Every audit of the site, newest first, whatever its status (the portal lists queued and failed ones too). */
+export async function listAudits(db: Db, siteId: number, limit = 50): Promise<AuditRow[]> {
+  return db.selectFrom('audits').selectAll().where('site_id', '=', siteId).orderBy('id', 'desc').limit(limit).execute();
 }

@@ -31,7 +31,7 @@ export function keyDigest(presented: string): string {
 }
 
 /** Creates a key and returns it: the only time the full key is ever seen. */
-export async function createKey(db: Db, options: { kind: KeyKind; siteIds: number[]; label?: string }): Promise<{ id: number; key: string; prefix: string }> {
+export async function createKey(db: Db, options: { kind: KeyKind; siteIds: number[]; label?: string; userId?: number }): Promise<{ id: number; key: string; prefix: string }> {
   const id = randomBytes(6).toString('hex');
   const secret = randomBytes(32).toString('base64url');
   const key = `wpk_${id}_${secret}`;
@@ -39,7 +39,7 @@ export async function createKey(db: Db, options: { kind: KeyKind; siteIds: numbe
   return db.transaction().execute(async (trx) => {
     const row = await trx
       .insertInto('api_keys')
-      .values({ prefix, hash: sha256(key), kind: options.kind, label: options.label ?? '' })
+      .values({ prefix, hash: sha256(key), kind: options.kind, label: options.label ?? '', user_id: options.userId ?? null })
       .returning('id')
       .executeTakeFirstOrThrow();
     if (options.siteIds.length) {
@@ -68,14 +68,17 @@ export async function resolveKey(db: Db, presented: string): Promise<ResolvedKey
   return { id: row.id, kind, label: row.label, siteIds: sites.map((s) => s.site_id) };
 }
 
-export function canReach(key: ResolvedKey, siteId: number): boolean {
+/** Whether a key (or a portal user, whose reach has the same shape) reaches the site. */
+export function canReach(key: Pick<ResolvedKey, 'siteIds'>, siteId: number): boolean {
   return key.siteIds === null || key.siteIds.includes(siteId);
 }
 
 /** Revokes a key; the API processes drop it from their caches when this commits. */
-export async function revokeKey(db: Db, prefixOrId: string | number): Promise<boolean> {
+export async function revokeKey(db: Db, prefixOrId: string | number, options: { userId?: number } = {}): Promise<boolean> {
   return withCacheEvents(db, async (trx) => {
-    const q = trx.updateTable('api_keys').set({ revoked_at: new Date() }).where('revoked_at', 'is', null);
+    let q = trx.updateTable('api_keys').set({ revoked_at: new Date() }).where('revoked_at', 'is', null);
+    // A portal user revokes only their own keys.
+    if (options.userId !== undefined) q = q.where('user_id', '=', options.userId);
     const row = await (typeof prefixOrId === 'number' ? q.where('id', '=', prefixOrId) : q.where('prefix', '=', prefixOrId)).returning('id').executeTakeFirst();
     if (!row) return false;
     await notifyCache(trx, { key: row.id });
@@ -87,6 +90,29 @@ export async function listKeys(db: Db) {
   const keys = await db.selectFrom('api_keys').select(['id', 'prefix', 'kind', 'label', 'created_at', 'revoked_at']).orderBy('id').execute();
   const links = await db.selectFrom('key_sites').select(['key_id', 'site_id']).orderBy('site_id').execute();
   return keys.map((k) => ({ ...k, site_ids: links.filter((l) => l.key_id === k.id).map((l) => l.site_id) }));
+}
+
+/** A portal user's keys, newest first (never the key itself: only its public prefix). */
+export async function listUserKeys(db: Db, userId: number) {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'prefix', 'kind', 'label', 'created_at', 'last_used_at', 'revoked_at'])
+    .where('user_id', '=', userId)
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/**
+ * Records that a key was used. At most one write per key a minute: "last used" is for people,
+ * and a write per request would cost more than the request.
+ */
+export async function touchKey(db: Db, keyId: number, now = new Date()): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ last_used_at: now })
+    .where('id', '=', keyId)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', new Date(now.getTime() - 60_000))]))
+    .execute();
 }
 
 /** Links sites to a key; the API processes drop the key from their caches when this commits. */

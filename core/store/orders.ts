@@ -16,6 +16,8 @@ export interface NewOrder {
   siteId: number;
   /** The key that ordered; null for orders placed by the service itself. */
   keyId: number | null;
+  /** The portal user who ordered (orders through the portal carry no key). */
+  userId?: number | null;
   kind: OrderKind;
   credits: number;
   /** What was ordered, as stored in orders.payload. */
@@ -75,6 +77,7 @@ export async function placeOrder(db: Db, order: NewOrder): Promise<PlacedOrder> 
       .values({
         site_id: order.siteId,
         key_id: order.keyId,
+        user_id: order.userId ?? null,
         kind: order.kind,
         credits: order.credits,
         payload: JSON.stringify(order.payload),
@@ -88,4 +91,41 @@ export async function placeOrder(db: Db, order: NewOrder): Promise<PlacedOrder> 
     if (order.also) await order.also(trx, orderId);
     return { orderId, runIds, credits: order.credits, available: status.available - order.credits };
   });
+}
+
+/** One order of a site's history. */
+export interface OrderView {
+  id: number;
+  kind: OrderKind;
+  credits: number;
+  status: string;
+  payload: Record<string, unknown>;
+  createdAt: Date;
+  /** Test runs of the order: id, address, status (none for an audit). */
+  runs: { id: number; url: string; status: string; private: boolean }[];
+}
+
+/** The site's latest orders, newest first, with their runs. */
+export async function listOrders(db: Db, siteId: number, limit = 50): Promise<OrderView[]> {
+  const orders = await db
+    .selectFrom('orders')
+    .select(['id', 'kind', 'credits', 'status', 'payload', 'created_at'])
+    .where('site_id', '=', siteId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  const ids = orders.map((o) => o.id);
+  const runs = ids.length
+    ? await db.selectFrom('test_runs').select(['id', 'order_id', 'url', 'status', 'private']).where('order_id', 'in', ids).orderBy('id').execute()
+    : [];
+  return orders.map((o) => ({
+    id: Number(o.id),
+    kind: o.kind as OrderKind,
+    credits: o.credits,
+    status: o.status,
+    payload: (o.payload ?? {}) as Record<string, unknown>,
+    createdAt: o.created_at,
+    runs: runs.filter((r) => Number(r.order_id) === Number(o.id)).map((r) => ({ id: Number(r.id), url: r.url, status: r.status, private: r.private })),
+  }));
 }

@@ -265,3 +265,23 @@ export async function readQuota(db: Db, siteId: number): Promise<Quota | null> {
   if (!status) return null;
   return { siteId, monthlyQuota: status.ceiling, used: status.used, available: status.available, periodDays: QUOTA_PERIOD_DAYS };
 }
+
+/** A site's current scores (the summary kept as results land), for lists of sites. */
+export interface SiteScoreRow {
+  siteId: number;
+  overall: number | null;
+  a11y: number | null;
+  pagespeed: number | null;
+  infosec: number | null;
+  webstandard: number | null;
+}
+
+/** The kept scores of these sites (every site with scores when null), by site id. Index: site_scores primary key. */
+export async function readSiteScores(db: Db, siteIds: readonly number[] | null): Promise<Map<number, SiteScoreRow>> {
+  if (siteIds !== null && siteIds.length === 0) return new Map();
+  let q = db.selectFrom('site_scores').select(['site_id', 'overall', 'a11y', 'pagespeed', 'infosec', 'webstandard']);
+  if (siteIds !== null) q = q.where('site_id', 'in', [...siteIds]);
+  const rows = await q.execute();
+  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  return new Map(rows.map((r) => [r.site_id, { siteId: r.site_id, overall: num(r.overall), a11y: num(r.a11y), pagespeed: num(r.pagespeed), infosec: num(r.infosec), webstandard: num(r.webstandard) }]));
+}

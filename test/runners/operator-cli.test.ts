@@ -206,3 +206,29 @@ t.test('usage', async (t) => {
   t.match(none.stderr, /^Usage:\n  webperf sites list/);
   refused(t, unknown, /^webperf levels: unknown subcommand "delete"\nUsage:/, 'unknown subcommand');
 });
+
+t.test('users: a portal account with a one-time password link; refusals', async (t) => {
+  const siteId = (await db.insertInto('sites').values({ title: 'Portalby', url: 'https://portalby.example/' }).returning('id').executeTakeFirstOrThrow()).id;
+  const added = await webperf('users', 'add', '--email', 'Ulla@Example.org', '--site', String(siteId), '--json');
+  t.equal(added.code, 0, added.stderr);
+  const out = JSON.parse(added.stdout);
+  t.match(out, { email: 'Ulla@Example.org', level: 'standard', site_ids: [siteId], link_valid_hours: 72 });
+  t.match(out.password_link, /^http:\/\/127\.0\.0\.1:3000\/portal\/set-password\?token=[A-Za-z0-9_-]{43}$/);
+  const token = new URL(out.password_link).searchParams.get('token')!;
+  const stored = await db.selectFrom('password_tokens').select(['token_hash', 'user_id']).execute();
+  t.strictSame(stored, [{ token_hash: createHash('sha256').update(token).digest(), user_id: out.id }], 'only the hash of the token is stored');
+  const [dup, neither, both, noSite, badEmail, list] = await Promise.all([
+    webperf('users', 'add', '--email', 'ulla@example.ORG', '--agency'),
+    webperf('users', 'add', '--email', 'x@example.org'),
+    webperf('users', 'add', '--email', 'x@example.org', '--agency', '--site', String(siteId)),
+    webperf('users', 'add', '--email', 'x@example.org', '--site', '999999'),
+    webperf('users', 'add', '--email', 'not an address', '--agency'),
+    webperf('users', 'list', '--json'),
+  ]);
+  refused(t, dup, /an account with the e-mail address ulla@example\.ORG exists already/, 'the same e-mail in another case');
+  refused(t, neither, /give --site ID \(repeatable\) or --agency/, 'no reach');
+  refused(t, both, /--agency and --site exclude each other/, 'both');
+  refused(t, noSite, /no site 999999/, 'unknown site');
+  refused(t, badEmail, /--email is not an e-mail address/, 'bad e-mail');
+  t.strictSame(JSON.parse(list.stdout).map((u: Record<string, unknown>) => Object.keys(u).sort()), [['created_at', 'email', 'id', 'level', 'password_set_at', 'site_ids']], 'listed without secrets');
+});

@@ -20,6 +20,8 @@ interface Started {
   api: string;
   siteId: number;
   key: string;
+  /** The demo portal account's password, as printed. */
+  portalPassword: string;
   exited: Promise<number | null>;
 }
 
@@ -56,6 +58,7 @@ async function start(dataDir: string, env: Record<string, string> = {}): Promise
     api: find(/^\[webperf\] API: +(http:\/\/\S+)\/$/)!,
     siteId: Number(find(/^\[webperf\] Demo site id: (\d+)/)),
     key: find(/^\[webperf\] Demo api-key: (\S+)$/)!,
+    portalPassword: find(/^\[webperf\] Portal: \S+\/portal\/ +\(demo account: demo@example\.org \/ password (\S+)\)$/)!,
     exited,
   };
 }
@@ -78,6 +81,19 @@ t.test('npm start: one process, demo scores within two minutes, clean Ctrl-C, da
   t.match(await dashboard.text(), /<h1>Offentliga webbplatser<\/h1>/, 'the dashboard answers at that address');
   t.match(first.key, /^wpk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
   t.ok(first.lines.some((l) => /imported 310 public-sector websites/.test(l)));
+  // The printed demo portal account signs in at once.
+  t.match(first.portalPassword, /^[A-Za-z0-9_-]{16}$/, 'prints the demo portal account');
+  const form = await fetch(`${first.api}/portal/sign-in`);
+  const cookie = form.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1];
+  const signedIn = await fetch(`${first.api}/portal/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: csrf, email: 'demo@example.org', password: first.portalPassword }),
+  });
+  t.equal(signedIn.status, 303, 'the demo account signs in');
+  t.equal(signedIn.headers.get('location'), '/portal/');
 
   const health = await fetch(`${first.api}/health`);
   t.equal(health.status, 200);
@@ -106,6 +122,7 @@ t.test('npm start: one process, demo scores within two minutes, clean Ctrl-C, da
   t.teardown(() => second.child.kill('SIGKILL'));
   t.equal(second.siteId, first.siteId, 'same demo site');
   t.equal(second.key, first.key, 'same demo key');
+  t.equal(second.portalPassword, first.portalPassword, 'same demo portal password');
   t.notOk(second.lines.some((l) => /imported/.test(l)), 'nothing imported twice');
   const again = await fetch(`${second.api}/item/${second.siteId}`, { headers: { 'api-key': second.key } }).then((r) => r.json());
   t.same(again.data.scores, scores, 'the scores survived the restart');

@@ -5,7 +5,7 @@
  * in each route's description (they reach the OpenAPI document).
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { WebperfError, isWebperfError } from '../../../core/errors.js';
+import { WebperfError } from '../../../core/errors.js';
 import { TargetGuard } from '../../../core/net/target-guard.js';
 import { getSite } from '../../../core/store/sites.js';
 import {
@@ -14,18 +14,16 @@ import {
   RETRY_JITTER,
   ROTATION_OVERLAP_HOURS,
   WEBHOOK_REPORT_LANG,
-  buildTestPayload,
   deleteWebhook,
   getWebhook,
   listDeliveries,
-  newEventId,
-  recordTestDelivery,
   rotateWebhookSecret,
   setWebhook,
-  currentSigningSecrets,
   type WebhookView,
 } from '../../../core/store/webhooks.js';
-import { WEBHOOK_TIMEOUT_MS, sendWebhook } from '../../../core/webhooks/send.js';
+import { WEBHOOK_TIMEOUT_MS } from '../../../core/webhooks/send.js';
+import { MAX_WEBHOOK_URL_LENGTH as MAX_URL_LENGTH, checkWebhookAddress } from '../../../core/webhooks/address.js';
+import { sendTestEvent } from '../../../core/webhooks/test-event.js';
 import { siteUri } from '../../envelope.js';
 import { baseUrl } from '../../request-helpers.js';
 import { checkDeclaredLength, formBody } from '../../plugins/body.js';
@@ -34,7 +32,6 @@ import { SITE_HEADERS, errorResponses, premiumDoc } from './schemas.js';
 import type { PremiumOptions } from './options.js';
 
 const BODY_BYTES = 16 * 1024;
-const MAX_URL_LENGTH = 2048;
 const DELIVERY_LIST_LIMIT = 50;
 
 const hours = (s: number) => (s >= 3600 ? `${s / 3600} h` : s >= 60 ? `${s / 60} min` : `${s} s`);
@@ -136,7 +133,7 @@ const webhook: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   }, async (request) => {
     const siteId = await siteAccess(request);
     if (!(await getSite(db, siteId))) throw new WebperfError('SITE_NOT_FOUND');
-    const url = await checkAddress(guard, request.body.url);
+    const url = await checkWebhookAddress(guard, request.body.url);
     const t = request.body.threshold;
     // A form's empty field means no threshold (the schema allows only the empty string besides numbers).
     const threshold = typeof t === 'number' ? t : null;
@@ -230,17 +227,11 @@ const webhook: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
     }),
   }, async (request) => {
     const siteId = await siteAccess(request);
-    const built = await buildTestPayload(db, siteId);
-    const secrets = await currentSigningSecrets(db, siteId);
-    if (!built || !secrets) throw new WebperfError('WEBHOOK_NOT_FOUND');
-    const eventId = newEventId();
-    const payload = JSON.stringify(built.payload);
-    const outcome = await sendWebhook(guard, built.url, { eventId, payload, secrets });
-    await recordTestDelivery(db, siteId, eventId, built.url, built.typeOfTest, payload, outcome);
+    const outcome = await sendTestEvent(db, guard, siteId);
     return {
       api_version: opts.version,
-      event_id: eventId,
-      delivered: outcome.error === null,
+      event_id: outcome.eventId,
+      delivered: outcome.delivered,
       status_code: outcome.status,
       error: outcome.error,
       duration_ms: outcome.durationMs,
@@ -310,25 +301,5 @@ const webhook: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
     };
   });
 };
-
-/** The address as stored, or 400: public http(s) without credentials (the guard, at set time). */
-async function checkAddress(guard: TargetGuard, raw: string): Promise<string> {
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    throw new WebperfError('WEBHOOK_URL_INVALID', `The webhook address is not a valid URL: ${raw}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebperfError('WEBHOOK_URL_INVALID', 'The webhook address must be http or https');
-  if (url.username || url.password) throw new WebperfError('WEBHOOK_URL_INVALID', 'The webhook address must not carry credentials');
-  try {
-    await guard.assertUrl(url.href);
-  } catch (err) {
-    if (isWebperfError(err) && err.code === 'TARGET_UNREACHABLE') throw new WebperfError('WEBHOOK_URL_INVALID', `The webhook host ${url.hostname} could not be resolved`);
-    if (isWebperfError(err) && err.code === 'TARGET_BLOCKED') throw new WebperfError('TARGET_BLOCKED', `${err.message}: a webhook address must be public`);
-    throw err;
-  }
-  return url.href;
-}
 
 export default webhook;

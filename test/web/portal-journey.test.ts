@@ -1,0 +1,272 @@
+/**
+ * The premium portal in a real Chromium against the real service on loopback, as a customer uses
+ * it: the operator's one-time link → set a password → create a key → use it on the API → order a
+ * re-test (cost shown first) → a real runner with Chromium tests the loopback fixture site → the
+ * result appears → set a webhook to a loopback receiver and send a test event → revoke the key →
+ * the API answers 401. Then: another account cannot reach the site, an agency downloads the
+ * analytics CSV, a form without its CSRF token is refused, and failed sign-ins lock the account.
+ */
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import t from 'tap';
+import type { Runner } from 'graphile-worker';
+import { Webhook } from 'standardwebhooks';
+import { analyticsCsvColumns } from '../../core/analytics-csv.js';
+import { findChromium } from '../../core/config.js';
+import type { Db } from '../../core/db/database.js';
+import { TargetGuard } from '../../core/net/target-guard.js';
+import { LOCK_MINUTES, MAX_FAILED_SIGN_INS } from '../../core/store/users.js';
+import { BrowserPool } from '../../runners/browser-pool.js';
+import { operatorCommand } from '../../runners/operator-cli.js';
+import { startStaticSite } from '../../runners/static-site.js';
+import { startWorker } from '../../runners/worker.js';
+import { fixtureRoot } from '../helpers/fixture-artifacts.js';
+import { browserContext, portalUser, premiumSite, signIn, startPortal, submit, text } from '../helpers/portal.js';
+
+const RUN_WAIT_MS = 120_000;
+/** A site title that must stay text everywhere. */
+const HOSTILE_TITLE = 'Exempelby <script>alert(1)</script> & "co"';
+
+async function waitForRun(db: Db, runId: number) {
+  const until = Date.now() + RUN_WAIT_MS;
+  for (;;) {
+    const run = await db.selectFrom('test_runs').select(['status', 'error']).where('id', '=', runId).executeTakeFirstOrThrow();
+    if (run.status === 'done' || run.status === 'failed') return run;
+    if (Date.now() > until) throw new Error(`run ${runId} still ${run.status} after ${RUN_WAIT_MS} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** A loopback webhook receiver that answers 204 and keeps what it got. */
+async function startReceiver(t: { teardown(fn: () => unknown): void }) {
+  const got: { headers: IncomingHttpHeaders; body: string }[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/webperf`, got };
+}
+
+t.test('the premium portal', async (t) => {
+  const receiver = await startReceiver(t);
+  const fixture = await startStaticSite(fixtureRoot('good'));
+  t.teardown(() => fixture.close());
+  // The operator allowlists the loopback receiver, as the demo does for its site.
+  const api = await startPortal(t, { allowTargets: [new URL(receiver.url).origin] });
+  const { db, base } = api;
+  const siteId = await premiumSite(api, HOSTILE_TITLE, fixture.url, 100);
+  const otherSite = await premiumSite(api, 'Annan kommun', 'https://annan.example/', 100);
+
+  const pool = new BrowserPool(findChromium(process.env.CHROMIUM_PATH));
+  let worker: Runner | null = null;
+  t.teardown(async () => {
+    await worker?.stop();
+    await pool.close();
+  });
+  worker = await startWorker({
+    db,
+    connectionString: api.url,
+    pool,
+    guard: new TargetGuard([new URL(fixture.url).origin]),
+    registry: api.registry,
+    concurrency: 1,
+    jobTimeoutMs: 110_000,
+    schedule: false,
+  });
+
+  // The journey's browser lives across its two parts; the other checks run while the runner tests.
+  const { page } = await browserContext(t);
+  const dialogs: string[] = [];
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  let key = '';
+  let orderId = 0;
+  let runDone: Promise<{ status: string; error: string | null }> = Promise.reject(new Error('no order'));
+  runDone.catch(() => {});
+
+  await t.test('journey, part 1: one-time link → password → key → API → re-test ordered after its cost is shown', async (t) => {
+    // The operator creates the account; the command prints the one-time link.
+    const out: string[] = [];
+    await operatorCommand(api.config, 'users', ['add', '--email', 'Anna@Example.org', '--site', String(siteId)], {
+      out: (s) => void out.push(s),
+      err: (s) => void out.push(s),
+      exit: (code) => {
+        throw new Error(`webperf users add exited ${code}: ${out.join('')}`);
+      },
+    });
+    const link = /Set the password \(one-time link, valid \d+ h\): (\S+)/.exec(out.join(''))?.[1];
+    t.ok(link?.startsWith('http://webperf.test/portal/set-password?token='), `the link: ${link}`);
+    await page.goto(link!.replace('http://webperf.test', base));
+    await page.type('#password', 'a long enough password');
+    await page.type('#confirm', 'a long enough password');
+    t.equal(await submit(page, 'form.portal-form'), 200, 'the password is set and the browser lands on My sites');
+    t.equal(new URL(page.url()).pathname, '/portal/');
+    t.equal(await text(page, '[data-flash]'), 'The password is saved and you are signed in.');
+    t.equal(await text(page, `tr[data-site-id="${siteId}"] th a`), HOSTILE_TITLE, 'the hostile title is shown as text');
+    t.equal(await page.$$eval('main script', (s) => s.length), 0, 'no script element came from the title');
+    const link2 = await page.goto(link!.replace('http://webperf.test', base));
+    t.equal(link2?.status(), 400, 'the link works once');
+
+    // A key, shown once.
+    await page.goto(`${base}/portal/keys`);
+    await page.type('#label', 'CI server');
+    t.equal(await submit(page, 'form[data-form="create-key"]'), 200);
+    key = (await text(page, '[data-secret="api-key"]'))!;
+    t.match(key, /^wpk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/, 'the key is shown');
+    const stored = await db.selectFrom('api_keys').select(['kind', 'label', 'user_id', 'hash']).where('prefix', '=', key.slice(0, 16)).executeTakeFirstOrThrow();
+    t.strictSame({ kind: stored.kind, label: stored.label }, { kind: 'standard', label: 'CI server' });
+    t.not(stored.hash.toString('utf8'), key, 'only a hash is stored');
+
+    // The key works on the API and reaches exactly the user's site.
+    const stats = await fetch(`${base}/stats/`, { headers: { 'api-key': key } });
+    t.equal(stats.status, 200);
+    t.strictSame(((await stats.json()) as { id?: number; site_id?: number }[]).map((s) => s.id ?? s.site_id), [siteId]);
+    await page.goto(`${base}/portal/keys`);
+    t.equal(await text(page, `tr[data-key-prefix="${key.slice(0, 16)}"] [data-field="last-used"]`), new Date().toISOString().slice(0, 10), 'last used is today');
+
+    // Re-test of one test type: the cost and what remains are shown before ordering.
+    await page.goto(`${base}/portal/sites/${siteId}`);
+    t.equal(await text(page, '[data-quota] [data-field="available"]'), '100');
+    await page.$$eval('form[data-order="retest"] input[name="testnums"]', (boxes) => {
+      for (const b of boxes as HTMLInputElement[]) b.checked = b.value === '30';
+    });
+    t.equal(await submit(page, 'form[data-order="retest"]'), 200);
+    t.strictSame(
+      [await text(page, '[data-field="cost"]'), await text(page, '[data-field="available"]'), await text(page, '[data-field="after"]')],
+      ['1', '100', '99'],
+      'review: 1 credit, 100 available, 99 after',
+    );
+    t.equal(await db.selectFrom('orders').select('id').where('site_id', '=', siteId).executeTakeFirst(), undefined, 'nothing is ordered by the review');
+    t.equal(await submit(page, 'form[data-place="retest"]'), 200);
+    const order = await db.selectFrom('orders').select(['id', 'credits', 'user_id', 'kind']).where('site_id', '=', siteId).executeTakeFirstOrThrow();
+    t.strictSame({ credits: order.credits, kind: order.kind }, { credits: 1, kind: 'retest' });
+    t.equal(await text(page, '[data-flash]'), `Order ${order.id} is placed (1 credits).`);
+    t.equal(await text(page, '[data-quota] [data-field="available"]'), '99');
+    orderId = order.id;
+    const run = await db.selectFrom('test_runs').select('id').where('order_id', '=', order.id).executeTakeFirstOrThrow();
+    runDone = waitForRun(db, Number(run.id));
+    runDone.catch(() => {});
+  });
+
+  await t.test('another account cannot reach the site, and a form without its CSRF token is refused', async (t) => {
+    await portalUser(api, 'bo@example.org', 'bo password 123', 'standard', [otherSite]);
+    const { page } = await browserContext(t);
+    t.equal(await signIn(page, base, 'bo@example.org', 'bo password 123'), 200);
+    t.strictSame(await page.$$eval('tr[data-site-id]', (rows) => rows.map((r) => Number(r.getAttribute('data-site-id')))), [otherSite], 'only the own site is listed');
+    for (const path of [`/portal/sites/${siteId}`, `/portal/sites/${siteId}/webhook`, `/portal/sites/${siteId}/audits/1/seo_summary.json`, '/portal/sites/999999']) {
+      const res = await page.goto(`${base}${path}`);
+      t.equal(res?.status(), 404, `${path}: 404`);
+      t.notOk((await page.content()).includes('Exempelby'), `${path}: nothing of the site leaks`);
+    }
+    const token = await page.$eval('input[name="_csrf"]', (i) => (i as HTMLInputElement).value);
+    const post = (path: string, body: string) =>
+      page.evaluate(async (url, b) => {
+        const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: b });
+        return { status: r.status, body: await r.text() };
+      }, `${base}${path}`, body);
+    const order = await post(`/portal/sites/${siteId}/orders`, `_csrf=${encodeURIComponent(token)}&kind=retest&testnums=30`);
+    t.equal(order.status, 404, 'an order for the other site: 404');
+    t.equal(await db.selectFrom('orders').select('id').where('site_id', '=', siteId).where('user_id', 'is not', null).execute().then((r) => r.length), 1, 'still only the journey order');
+
+    const missing = await post('/portal/keys', 'label=sneaky');
+    t.equal(missing.status, 403);
+    t.equal(JSON.parse(missing.body).error, 'CSRF_INVALID');
+    const wrong = await post('/portal/keys', 'label=sneaky&_csrf=not-a-token');
+    t.equal(wrong.status, 403);
+    t.equal(await db.selectFrom('api_keys').select('id').where('label', '=', 'sneaky').executeTakeFirst(), undefined, 'no key was made');
+    const withToken = await post('/portal/keys', `label=fine&_csrf=${encodeURIComponent(token)}`);
+    t.equal(withToken.status, 200, 'the same form with its token works');
+
+    const csv = await page.goto(`${base}/portal/webanalytics.csv`);
+    t.equal(csv?.status(), 403, 'the analytics CSV is not for a standard account');
+  });
+
+  await t.test('an agency account sees the whole portfolio and downloads the analytics CSV', async (t) => {
+    await portalUser(api, 'byra@example.org', 'agency password 1', 'agency', []);
+    const { page } = await browserContext(t);
+    t.equal(await signIn(page, base, 'byra@example.org', 'agency password 1'), 200);
+    t.strictSame(
+      await page.$$eval('tr[data-site-id]', (rows) => rows.map((r) => Number(r.getAttribute('data-site-id')))),
+      (await db.selectFrom('sites').select('id').orderBy('id').execute()).map((s) => s.id),
+      'every site of the service',
+    );
+    const csv = await page.evaluate(async (url) => {
+      const r = await fetch(url);
+      return { status: r.status, type: r.headers.get('content-type'), body: new TextDecoder('utf-8', { ignoreBOM: true }).decode(await r.arrayBuffer()) };
+    }, `${base}/portal/webanalytics.csv`);
+    t.equal(csv.status, 200);
+    t.equal(csv.type, 'text/csv; charset=utf-8');
+    const lines = csv.body.split(/\r?\n/).filter(Boolean);
+    t.equal(lines[0], `\uFEFF${analyticsCsvColumns().join(';')}`, 'the header row of the agency CSV');
+    const followed = await db.selectFrom('sites').select('id').where('followed', '=', true).execute();
+    t.equal(lines.length - 1, followed.length, 'one row per followed site');
+  });
+
+  await t.test(`${MAX_FAILED_SIGN_INS} failed sign-ins lock the account, even against the right password`, async (t) => {
+    await portalUser(api, 'cia@example.org', 'the right password', 'standard', [otherSite]);
+    const { page } = await browserContext(t);
+    const statuses: number[] = [];
+    const codes: (string | null)[] = [];
+    for (let i = 0; i < MAX_FAILED_SIGN_INS; i++) {
+      statuses.push(await signIn(page, base, 'cia@example.org', `wrong ${i}`));
+      codes.push(await page.$eval('[data-error]', (e) => e.getAttribute('data-error')).catch(() => null));
+    }
+    t.strictSame(statuses, [...Array(MAX_FAILED_SIGN_INS - 1).fill(401), 429]);
+    t.strictSame(codes, [...Array(MAX_FAILED_SIGN_INS - 1).fill('SIGN_IN_FAILED'), 'ACCOUNT_LOCKED']);
+    t.equal(await signIn(page, base, 'cia@example.org', 'the right password'), 429, 'the right password is refused while locked');
+    t.equal(await text(page, '[data-error]'), `Too many failed sign-ins. The account is locked for ${LOCK_MINUTES} minutes.`);
+    t.equal(new URL(page.url()).pathname, '/portal/sign-in', 'not signed in');
+    const user = await db.selectFrom('users').select('locked_until').where('email', '=', 'cia@example.org').executeTakeFirstOrThrow();
+    t.ok(user.locked_until && user.locked_until.getTime() > Date.now() + (LOCK_MINUTES - 1) * 60_000, 'locked for the lock period');
+  });
+  await t.test('journey, part 2: the result appears → webhook test event → revoke → 401', async (t) => {
+    const run = await db.selectFrom('test_runs').select('id').where('order_id', '=', orderId).executeTakeFirstOrThrow();
+    t.strictSame(await runDone, { status: 'done', error: null }, 'the real runner tested the fixture site');
+    await page.goto(`${base}/portal/sites/${siteId}`);
+    t.equal(await text(page, `tr[data-order-id="${orderId}"] [data-status]`), 'Done', 'the order history shows it done');
+    const rating = await page.$eval('section[data-type-of-test="30"] [data-rating]', (e) => Number(e.getAttribute('data-rating')));
+    const result = await db.selectFrom('test_results').select('rating').where('run_id', '=', run.id).where('type_of_test', '=', 30).executeTakeFirstOrThrow();
+    t.equal(rating, result.rating, 'the result appears on the site page with its stored rating');
+
+    // An order that does not fit is refused before ordering, in the API's words.
+    await page.type('#pages', '500');
+    t.equal(await submit(page, 'form[data-order="audit"]'), 400);
+    t.equal(await text(page, '[data-error="QUOTA_EXCEEDED"]'), 'The audit needs 500 credits; 99 remain in the current 30-day period.');
+    t.equal(await page.$('form[data-place]'), null, 'no order button');
+
+    // Webhook to the loopback receiver; the secret is shown once; a test event arrives signed.
+    await page.goto(`${base}/portal/sites/${siteId}/webhook`);
+    await page.type('#url', receiver.url);
+    t.equal(await submit(page, 'form[data-form="webhook"]'), 200);
+    const secret = (await text(page, '[data-secret="webhook"]'))!;
+    t.match(secret, /^whsec_/);
+    await page.goto(`${base}/portal/sites/${siteId}/webhook`);
+    t.equal(await text(page, '[data-webhook] [data-field="url"]'), receiver.url);
+    t.equal(await submit(page, 'form[action$="/webhook/test"]'), 200);
+    t.equal(await text(page, '[data-flash]'), 'The test event was delivered (HTTP 204).');
+    t.equal(receiver.got.length, 1, 'the receiver got one request');
+    const [event] = receiver.got;
+    t.doesNotThrow(() => new Webhook(secret).verify(event.body, event.headers as Record<string, string>), 'signed with the secret shown');
+    const payload = JSON.parse(event.body) as { data: { type_of_test: number; rating: number }; tested_url: string };
+    t.strictSame([payload.data.type_of_test, payload.data.rating, payload.tested_url], [30, result.rating, fixture.url], 'the payload is the latest result');
+    t.equal(await text(page, `tr[data-event-id="${event.headers['webhook-id']}"] [data-status]`), 'Delivered', 'the delivery log lists it');
+
+    // Revoke: the API answers 401 at once.
+    await page.goto(`${base}/portal/keys`);
+    t.equal(await submit(page, `tr[data-key-prefix="${key.slice(0, 16)}"] form`), 200);
+    t.equal(await text(page, '[data-flash]'), 'The key is revoked. The API answers 401 to it.');
+    const after = await fetch(`${base}/stats/`, { headers: { 'api-key': key } });
+    t.equal(after.status, 401);
+    t.equal(((await after.json()) as { error: string }).error, 'KEY_INVALID');
+    t.strictSame(dialogs, [], 'no script ever ran from data');
+  });
+
+});

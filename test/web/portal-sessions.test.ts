@@ -1,0 +1,172 @@
+/**
+ * Portal sessions over app.inject() (no browser needed): the cookie's attributes, sessions kept
+ * server-side under a hash of their id, sign-out and a password change ending them, and the
+ * one-time password link. The browser journeys are in portal-journey.test.ts.
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import t from 'tap';
+import { finishAudit, placeAudit } from '../../core/store/audits.js';
+import { issuePasswordToken } from '../../core/store/users.js';
+import { SIGN_IN_PER_MINUTE } from '../../api/web/portal/common.js';
+import { buildTestApi } from '../helpers/api.js';
+import { portalUser, premiumSite } from '../helpers/portal.js';
+
+/** A minimal cookie jar and form client over inject, as a browser would use the portal. */
+function client(app: FastifyInstance) {
+  let cookie = '';
+  const keep = (res: LightMyRequestResponse) => {
+    const set = res.cookies.find((c) => c.name === 'webperf_session');
+    if (set) cookie = set.value === '' || (set.expires && set.expires.getTime() < Date.now()) ? '' : `webperf_session=${set.value}`;
+    return res;
+  };
+  const token = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+  return {
+    get cookie() {
+      return cookie;
+    },
+    get: async (url: string) => keep(await app.inject({ method: 'GET', url, headers: { accept: 'text/html', 'accept-language': 'en', ...(cookie ? { cookie } : {}) } })),
+    post: async (url: string, fields: Record<string, string>) =>
+      keep(await app.inject({
+        method: 'POST',
+        url,
+        headers: { accept: 'text/html', 'accept-language': 'en', 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) },
+        payload: new URLSearchParams(fields).toString(),
+      })),
+    token,
+  };
+}
+
+async function signIn(c: ReturnType<typeof client>, email: string, password: string) {
+  const form = await c.get('/portal/sign-in');
+  return c.post('/portal/sign-in', { _csrf: c.token(form.body), email, password });
+}
+
+t.test('portal sessions', async (t) => {
+  const api = await buildTestApi(t);
+  const { app, db } = api;
+  const siteId = await premiumSite(api, 'Sessionsby', 'https://sessionsby.example/', 10);
+  const userId = await portalUser(api, 'sam@example.org', 'first password', 'standard', [siteId]);
+
+  await t.test('the session cookie: HttpOnly, SameSite=Lax, path /, not Secure over plain http; only a hash is stored', async (t) => {
+    const c = client(app);
+    const res = await signIn(c, 'SAM@example.org', 'first password');
+    t.equal(res.statusCode, 303);
+    t.equal(res.headers.location, '/portal/');
+    const set = res.cookies.find((k) => k.name === 'webperf_session')!;
+    t.strictSame({ httpOnly: set.httpOnly, sameSite: set.sameSite, path: set.path, secure: set.secure ?? false }, { httpOnly: true, sameSite: 'Lax', path: '/', secure: false });
+    const sessionId = decodeURIComponent(set.value).split('.')[0];
+    const rows = await db.selectFrom('sessions').select(['id_hash', 'user_id']).where('user_id', '=', userId).execute();
+    t.equal(rows.length, 1);
+    t.strictSame(rows[0].id_hash, createHash('sha256').update(sessionId).digest(), 'the row is keyed by the SHA-256 of the id');
+    const home = await c.get('/portal/');
+    t.equal(home.statusCode, 200);
+    t.match(home.body, 'Signed in as sam@example.org');
+    t.equal(home.headers['cache-control'], 'private, no-store');
+  });
+
+  await t.test('signing out ends the session on the server', async (t) => {
+    const c = client(app);
+    await signIn(c, 'sam@example.org', 'first password');
+    const old = c.cookie;
+    const home = await c.get('/portal/');
+    const out = await c.post('/portal/sign-out', { _csrf: c.token(home.body) });
+    t.equal(out.statusCode, 303);
+    t.equal(out.headers.location, '/portal/sign-in');
+    const replay = await app.inject({ method: 'GET', url: '/portal/', headers: { cookie: old, accept: 'text/html' } });
+    t.equal(replay.statusCode, 303, 'the old cookie no longer signs in');
+    t.equal(replay.headers.location, '/portal/sign-in');
+  });
+
+  await t.test('changing the password ends every other session; the current one stays', async (t) => {
+    const a = client(app);
+    const b = client(app);
+    await signIn(a, 'sam@example.org', 'first password');
+    await signIn(b, 'sam@example.org', 'first password');
+    const account = await a.get('/portal/account');
+    const wrong = await a.post('/portal/account/password', { _csrf: a.token(account.body), current: 'not it at all', password: 'second password', confirm: 'second password' });
+    t.equal(wrong.statusCode, 400);
+    t.match(wrong.body, 'data-error="PASSWORD_WRONG"');
+    const short = await a.post('/portal/account/password', { _csrf: a.token(account.body), current: 'first password', password: 'short', confirm: 'short' });
+    t.equal(short.statusCode, 400);
+    t.match(short.body, 'data-error="PASSWORD_INVALID"');
+    const ok = await a.post('/portal/account/password', { _csrf: a.token(account.body), current: 'first password', password: 'second password', confirm: 'second password' });
+    t.equal(ok.statusCode, 303);
+    t.equal((await a.get('/portal/')).statusCode, 200, 'the session that changed it stays signed in');
+    const other = await b.get('/portal/');
+    t.equal(other.statusCode, 303, 'the other session is signed out');
+    t.equal((await signIn(client(app), 'sam@example.org', 'first password')).statusCode, 401, 'the old password no longer works');
+    t.equal((await signIn(client(app), 'sam@example.org', 'second password')).statusCode, 303);
+  });
+
+  await t.test('the one-time link: set once, signs in, ends older sessions; an unknown token is 400', async (t) => {
+    const old = client(app);
+    await signIn(old, 'sam@example.org', 'second password');
+    const token = await issuePasswordToken(db, userId);
+    const c = client(app);
+    const form = await c.get(`/portal/set-password?token=${token}`);
+    t.equal(form.statusCode, 200);
+    const mismatch = await c.post('/portal/set-password', { _csrf: c.token(form.body), token, password: 'third password', confirm: 'third passwort' });
+    t.equal(mismatch.statusCode, 400);
+    const set = await c.post('/portal/set-password', { _csrf: c.token(form.body), token, password: 'third password', confirm: 'third password' });
+    t.equal(set.statusCode, 303);
+    t.equal((await c.get('/portal/')).statusCode, 200, 'signed in by setting the password');
+    t.equal((await old.get('/portal/')).statusCode, 303, 'an older session ended');
+    // The used link shows no form; the page's token (the session changed on signing in) comes from the header's sign-out form.
+    const used = await c.get(`/portal/set-password?token=${token}`);
+    t.equal(used.statusCode, 400);
+    const again = await c.post('/portal/set-password', { _csrf: c.token(used.body), token, password: 'fourth password', confirm: 'fourth password' });
+    t.equal(again.statusCode, 400);
+    t.match(again.body, 'data-error="PASSWORD_TOKEN_INVALID"');
+    t.equal((await client(app).get('/portal/set-password?token=nope')).statusCode, 400);
+  });
+
+  await t.test('audits with their files: the owner downloads them; another account gets 404', async (t) => {
+    const placed = await placeAudit(db, { siteId, keyId: null, pages: 2, format: 'audit_v2', baseUrl: 'https://sessionsby.example/', title: 'Audit of Sessionsby' });
+    const summary = Buffer.from('{"pages":2}');
+    await finishAudit(db, placed.auditId, [{ name: 'seo_summary.json', contentType: 'application/json', content: summary }]);
+    const owner = client(app);
+    await signIn(owner, 'sam@example.org', 'third password');
+    const site = await owner.get(`/portal/sites/${siteId}`);
+    t.match(site.body, `href="/portal/sites/${siteId}/audits/${placed.auditId}/seo_summary.json"`, 'the site page links the file');
+    const file = await owner.get(`/portal/sites/${siteId}/audits/${placed.auditId}/seo_summary.json`);
+    t.equal(file.statusCode, 200);
+    t.equal(file.headers['content-type'], 'application/json; charset=utf-8');
+    t.equal(file.headers['content-disposition'], 'attachment; filename="seo_summary.json"');
+    t.equal(file.body, summary.toString());
+    t.equal((await owner.get(`/portal/sites/${siteId}/audits/${placed.auditId}/..%2F..%2Fetc%2Fpasswd`)).statusCode, 404, 'a name not in the format\'s list');
+    t.equal((await owner.get(`/portal/sites/${siteId}/audits/${placed.auditId}/crux_summary.json`)).statusCode, 404, 'a listed name the audit does not hold');
+
+    const otherSite = await premiumSite(api, 'Grannby', 'https://grannby.example/', 10);
+    await portalUser(api, 'gro@example.org', 'gro password 1', 'standard', [otherSite]);
+    const other = client(app);
+    await signIn(other, 'gro@example.org', 'gro password 1');
+    const denied = await other.get(`/portal/sites/${siteId}/audits/${placed.auditId}/seo_summary.json`);
+    t.equal(denied.statusCode, 404);
+    t.notMatch(denied.body, 'pages', 'nothing of the file leaks');
+    t.equal((await other.get(`/portal/sites/${otherSite}/audits/${placed.auditId}/seo_summary.json`)).statusCode, 404, 'nor through the own site');
+  });
+
+  await t.test(`sign-in is limited to ${SIGN_IN_PER_MINUTE} attempts a minute per client address`, async (t) => {
+    // The limit counts before the form is checked, so these cost no password hashing.
+    const statuses: number[] = [];
+    for (let i = 0; i <= SIGN_IN_PER_MINUTE; i++) {
+      const res = await app.inject({ method: 'POST', url: '/portal/sign-in', remoteAddress: '192.0.2.7', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'email=a%40b.example&password=x' });
+      statuses.push(res.statusCode);
+      if (i === SIGN_IN_PER_MINUTE) t.equal(JSON.parse(res.body).error, 'RATE_LIMITED');
+    }
+    t.strictSame(statuses, [...Array(SIGN_IN_PER_MINUTE).fill(403), 429]);
+    const elsewhere = await app.inject({ method: 'POST', url: '/portal/sign-in', remoteAddress: '192.0.2.8', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'email=a%40b.example&password=x' });
+    t.equal(elsewhere.statusCode, 403, 'another address is not limited');
+  });
+
+  await t.test('signed-out requests: a page redirects to the sign-in form; a POST without a session is refused', async (t) => {
+    const c = client(app);
+    const page = await c.get(`/portal/sites/${siteId}`);
+    t.equal(page.statusCode, 303);
+    t.equal(page.headers.location, '/portal/sign-in');
+    const post = await c.post('/portal/keys', { label: 'x' });
+    t.equal(post.statusCode, 403, 'no session, no CSRF secret');
+    t.match(post.body, 'CSRF_INVALID');
+  });
+});
