@@ -3,7 +3,8 @@
  * given in the query string as the spec requires (QueryApiKey); the request log redacts it
  * (api/app.ts serializeRequest). The CSV itself is built in core/analytics-csv.ts.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { Db } from '../../core/db/database.js';
 import { ABSENT, PRESENT, analyticsCsv, analyticsCsvColumns } from '../../core/analytics-csv.js';
 import { WebperfError } from '../../core/errors.js';
 import { streamAnalyticsCsvChunks } from '../../core/store/webanalytics.js';
@@ -40,14 +41,19 @@ const webanalytics: FastifyPluginAsync = async (app) => {
     }, async (request, reply) => {
       const key = await request.requireKey({ allowQuery: true });
       if (key.kind !== 'admin') throw new WebperfError('ADMIN_REQUIRED', 'An admin api-key is required for /webanalytics');
-      const day = new Date().toISOString().slice(0, 10);
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="webanalytics-${day}.csv"`)
-        .header('cache-control', 'private, no-store')
-        .send(analyticsCsv(streamAnalyticsCsvChunks(db)));
+      return sendAnalyticsCsv(reply, db);
     });
   }
 };
+
+/** The CSV as both the API route and the agency portal send it (streamed, dated file name). */
+export function sendAnalyticsCsv(reply: FastifyReply, db: Db): FastifyReply {
+  const day = new Date().toISOString().slice(0, 10);
+  return reply
+    .type('text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="webanalytics-${day}.csv"`)
+    .header('cache-control', 'private, no-store')
+    .send(analyticsCsv(streamAnalyticsCsvChunks(db)));
+}
 
 export default webanalytics;
