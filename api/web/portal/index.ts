@@ -13,6 +13,7 @@
 import session from '@fastify/session';
 import csrf from '@fastify/csrf-protection';
 import rateLimit from '@fastify/rate-limit';
+import { Signer } from '@fastify/cookie';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { WebperfError } from '../../../core/errors.js';
@@ -40,14 +41,41 @@ declare module 'fastify' {
   }
 }
 
-/** The cookie-signing secret: shared through the database by every API process, made once. */
-async function sessionSecret(app: Parameters<FastifyPluginAsync>[0]): Promise<string> {
-  const { db } = app.deps;
-  const existing = await getSetting<string>(db, 'portal_session_secret');
-  if (existing) return existing;
-  await setSetting(db, 'portal_session_secret', randomBytes(32).toString('base64url'));
-  // Read back: when two processes start at once, the last write is the one both use.
-  return (await getSetting<string>(db, 'portal_session_secret'))!;
+/**
+ * The cookie signer, over a secret shared through the database by every API process and made
+ * once. It is read on the first portal request, not at start-up: the API starts (and /health
+ * answers 503) while the database is down, and the portal answers 503 DB_UNAVAILABLE until the
+ * secret can be read.
+ */
+class SharedSecretSigner {
+  private signer: Signer | null = null;
+  private loading: Promise<void> | null = null;
+  constructor(private readonly db: Parameters<FastifyPluginAsync>[0]['deps']['db']) {}
+
+  /** Loads the secret once; a failed load is retried by the next request. */
+  ready(): Promise<void> {
+    if (this.signer) return Promise.resolve();
+    this.loading ??= this.load().finally(() => { this.loading = null; });
+    return this.loading;
+  }
+
+  private async load(): Promise<void> {
+    let secret = await getSetting<string>(this.db, 'portal_session_secret');
+    if (!secret) {
+      await setSetting(this.db, 'portal_session_secret', randomBytes(32).toString('base64url'));
+      // Read back: when two processes start at once, the last write is the one both use.
+      secret = (await getSetting<string>(this.db, 'portal_session_secret'))!;
+    }
+    this.signer = new Signer(secret);
+  }
+
+  private get current(): Signer {
+    if (!this.signer) throw new WebperfError('DB_UNAVAILABLE');
+    return this.signer;
+  }
+
+  sign = (value: string) => this.current.sign(value);
+  unsign = (input: string) => this.current.unsign(input);
 }
 
 /** Portal pages that need no signed-in user. */
@@ -55,8 +83,11 @@ const OPEN_PATHS = new Set([PORTAL, `${PORTAL}/sign-in`, `${PORTAL}/set-password
 
 const portal: FastifyPluginAsync = async (app) => {
   const { db } = app.deps;
+  const signer = new SharedSecretSigner(db);
+  // Before the session plugin's own onRequest hook, which unsigns the cookie.
+  app.addHook('onRequest', () => signer.ready());
   await app.register(session, {
-    secret: await sessionSecret(app),
+    secret: signer,
     cookieName: SESSION_COOKIE,
     store: new PgSessionStore(db, SESSION_MAX_AGE_MS),
     // A row only for visitors who got a form (a CSRF secret) or signed in.
