@@ -4,7 +4,7 @@
  * runner must survive, relaunch Chromium, retry the job and store every run exactly once.
  */
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
+import { startHeldSite } from '../held-site.js';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { queueRun } from '../../core/store/runs.js';
@@ -18,18 +18,8 @@ const scenario: ChaosScenario = {
   name: 'faults-chromium',
   budgetMs: 30 * 60_000,
   async run({ signal, log }) {
-    let hold = true;
-    let held = 0;
-    const waiting: http.ServerResponse[] = [];
-    const page = '<!doctype html><html lang="en"><head><title>Held</title></head><body><main><h1>Held</h1><p>A page.</p></main></body></html>';
-    const site = http.createServer((req, res) => {
-      if (req.url !== '/') return void res.writeHead(404).end();
-      held++;
-      if (hold) return void waiting.push(res);
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
-    });
-    await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()));
-    const siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/`;
+    const site = await startHeldSite();
+    const siteUrl = site.url;
     const inst = await install();
     let runner: WebperfProcess | null = null;
     try {
@@ -39,17 +29,16 @@ const scenario: ChaosScenario = {
       const recoveries: number[] = [];
       const browsers = new Set<number>();
       for (let k = 0; k < KILLS; k++) {
-        hold = true;
-        const before = held;
+        site.hold();
+        const before = site.requests;
         const runId = await queueRun(db, { siteId: inst.siteId, url: siteUrl, testTypes: [18, 30] });
-        await until('Chromium loads the page', 300_000, () => held > before, signal);
+        await until('Chromium loads the page', 300_000, () => site.requests > before, signal);
         const chromium = note();
         browsers.add(chromium);
         process.kill(chromium, 'SIGKILL');
         const killedAt = Date.now();
         await until('the killed Chromium is gone', 30_000, () => !running(chromium), signal);
-        hold = false;
-        for (const res of waiting.splice(0)) res.destroy();
+        site.release();
         await until(`run ${runId} ends`, 600_000, async () => {
           const run = await db.selectFrom('test_runs').select('status').where('id', '=', runId).executeTakeFirstOrThrow();
           return run.status === 'done' || run.status === 'failed';
@@ -69,8 +58,7 @@ const scenario: ChaosScenario = {
     } finally {
       if (runner) await stopProcess(runner, 10_000);
       await inst.close();
-      site.closeAllConnections();
-      site.close();
+      await site.close();
     }
   },
 };

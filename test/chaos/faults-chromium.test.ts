@@ -4,8 +4,8 @@
  * the job is retried, the browser pool launches a new Chromium, and the run is stored exactly once.
  */
 import { readFileSync } from 'node:fs';
+import { startHeldSite } from '../../chaos/held-site.js';
 import { mkdtemp, rm } from 'node:fs/promises';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -16,19 +16,9 @@ import { seedSite } from '../helpers/seed.js';
 
 t.test('Chromium killed mid-gather: the runner survives, the job is retried on a relaunched browser and stores its run once', async (t) => {
   const { db, url } = await createTestDb(t);
-  let hold = true;
-  let held = 0;
-  const waiting: http.ServerResponse[] = [];
-  const page = '<!doctype html><html lang="en"><head><title>Held</title></head><body><main><h1>Held</h1><p>A page.</p></main></body></html>';
-  const site = http.createServer((req, res) => {
-    if (req.url !== '/') return void res.writeHead(404).end();
-    held++;
-    if (hold) return void waiting.push(res);
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
-  });
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()));
-  t.teardown(() => new Promise<void>((r) => { site.closeAllConnections(); site.close(() => r()); }));
-  const siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/`;
+  const site = await startHeldSite();
+  t.teardown(() => site.close());
+  const siteUrl = site.url;
 
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'webperf-chromium-kill-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
@@ -41,13 +31,12 @@ t.test('Chromium killed mid-gather: the runner survives, the job is retried on a
   t.teardown(() => stopProcess(runner));
   const note = () => (JSON.parse(readFileSync(path.join(dataDir, 'chromium', `${runner.pid}.json`), 'utf8')) as { chromium: number }).chromium;
 
-  await until('Chromium loads the page', 180_000, () => held > 0);
+  await until('Chromium loads the page', 180_000, () => site.requests > 0);
   const chromium = note();
   t.ok(running(chromium), 'its Chromium runs, mid-gather');
   process.kill(chromium, 'SIGKILL');
   await until('the killed Chromium is gone', 30_000, () => !running(chromium));
-  hold = false;
-  for (const res of waiting.splice(0)) res.destroy();
+  site.release();
 
   const between = await until('the attempt fails and waits for its retry', 120_000, async () => {
     const run = await db.selectFrom('test_runs').select(['status', 'error']).where('id', '=', runId).executeTakeFirstOrThrow();

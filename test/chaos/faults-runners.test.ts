@@ -5,7 +5,7 @@
  * the credits charged once. Real PostgreSQL, Chromium and a loopback site.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import http from 'node:http';
+import { startHeldSite } from '../../chaos/held-site.js';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -16,19 +16,9 @@ import { seedLevel, seedSite } from '../helpers/seed.js';
 
 t.test('a job whose runner is killed on its first and its last attempt still ends done, once', async (t) => {
   const { app, db, url } = await buildTestApi(t);
-  let hold = true;
-  let held = 0;
-  const waiting: http.ServerResponse[] = [];
-  const page = '<!doctype html><html lang="en"><head><title>Held</title></head><body><main><h1>Held</h1><p>A page.</p></main></body></html>';
-  const site = http.createServer((req, res) => {
-    if (req.url !== '/') return void res.writeHead(404).end();
-    held++;
-    if (hold) return void waiting.push(res);
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
-  });
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()));
-  t.teardown(() => new Promise<void>((r) => { site.closeAllConnections(); site.close(() => r()); }));
-  const siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/`;
+  const site = await startHeldSite();
+  t.teardown(() => site.close());
+  const siteUrl = site.url;
 
   await seedLevel(db, 'gold', 100);
   const siteId = await seedSite(db, { title: 'Held', url: siteUrl, premiumLevel: 'gold' });
@@ -49,16 +39,15 @@ t.test('a job whose runner is killed on its first and its last attempt still end
   t.teardown(() => { for (const r of runners) r.child.kill('SIGKILL'); });
 
   for (const attempt of [1, 2]) {
-    const before = held;
+    const before = site.requests;
     const runner = await spawnWebperf('runner', env);
     runners.push(runner);
-    await until(`runner ${attempt} loads the page`, 240_000, () => held > before);
+    await until(`runner ${attempt} loads the page`, 240_000, () => site.requests > before);
     t.match(await job(), { attempts: attempt, max_attempts: 2 }, `attempt ${attempt} of 2 runs`);
     runner.child.kill('SIGKILL');
     await runner.exited;
   }
-  hold = false;
-  for (const res of waiting.splice(0)) res.destroy();
+  site.release();
   const third = await spawnWebperf('runner', env);
   runners.push(third);
   const done = await until('the run is stored', 300_000, async () => {
