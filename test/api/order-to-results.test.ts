@@ -4,17 +4,13 @@
  * finds them. A re-test lands in the public results; a one-off test stays private.
  */
 import t from 'tap';
-import type { Runner } from 'graphile-worker';
-import { findChromium } from '../../core/config.js';
 import type { Db } from '../../core/db/database.js';
-import { TargetGuard } from '../../core/net/target-guard.js';
 import { createKey } from '../../core/store/keys.js';
 import { createSite } from '../../core/store/sites.js';
-import { BrowserPool } from '../../runners/browser-pool.js';
 import { startStaticSite } from '../../runners/static-site.js';
-import { startWorker } from '../../runners/worker.js';
 import { buildTestApi } from '../helpers/api.js';
 import { fixtureRoot } from '../helpers/fixture-artifacts.js';
+import { startTestRunner } from '../helpers/runner.js';
 
 const RUN_WAIT_MS = 120_000;
 
@@ -38,23 +34,7 @@ t.test('orders become results through a real runner', async (t) => {
   const key = (await createKey(db, { kind: 'standard', siteIds: [siteId] })).key;
   const headers = { 'api-key': key, 'site-id': String(siteId) };
 
-  const pool = new BrowserPool(findChromium(process.env.CHROMIUM_PATH));
-  let worker: Runner | null = null;
-  t.teardown(async () => {
-    await worker?.stop();
-    await pool.close();
-  });
-  worker = await startWorker({
-    db,
-    connectionString: api.url,
-    pool,
-    // Only the fixture's origin is let through, as an operator allowlists the demo site.
-    guard: new TargetGuard([new URL(site.url).origin]),
-    registry,
-    concurrency: 1,
-    jobTimeoutMs: 110_000,
-    schedule: false,
-  });
+  await startTestRunner(t, { db, connectionString: api.url, registry, allowOrigins: [new URL(site.url).origin] });
 
   let publicRating = NaN;
   await t.test('POST /retest/ with testnums [30]: the start page is tested and the result is public', async (t) => {

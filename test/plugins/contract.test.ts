@@ -10,22 +10,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import t from 'tap';
-import type { Runner } from 'graphile-worker';
 import { buildApp } from '../../api/app.js';
 import { STATIC_TEST_TYPES } from '../../core/catalogue.js';
-import { findChromium, loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../core/config.js';
 import { LANGS } from '../../core/i18n/langs.js';
-import { TargetGuard } from '../../core/net/target-guard.js';
 import { CATEGORIES, NOT_RATED, definePlugin, type PluginMeta, type PluginResult, type TestPlugin } from '../../core/plugin-api.js';
 import { PLUGIN_TIMEOUT_MS, runPlugin, runPlugins } from '../../core/pipeline.js';
 import { BUILTIN_PLUGIN_DIR, PluginRegistry, discoverPlugins, loadExternalPlugins, loadPlugins } from '../../core/registry.js';
 import { createKey } from '../../core/store/keys.js';
 import { createSite } from '../../core/store/sites.js';
-import { BrowserPool } from '../../runners/browser-pool.js';
 import { startStaticSite } from '../../runners/static-site.js';
-import { startWorker } from '../../runners/worker.js';
 import { createTestDb } from '../helpers/db.js';
 import { fixtureRoot, loadFixture, makeArtifacts } from '../helpers/fixture-artifacts.js';
+import { startTestRunner } from '../helpers/runner.js';
 
 const config = loadConfig({ WEBPERF_PLUGINS: 'webperf-plugin-example' });
 const builtins = await discoverPlugins();
@@ -262,16 +259,7 @@ t.test('a plugin folder added at test time is listed, ordered through POST /rete
   const siteId = await createSite(db, { title: 'God kommun', url: site.url, premiumLevel: 'standard' });
   const key = (await createKey(db, { kind: 'standard', siteIds: [siteId] })).key;
 
-  const pool = new BrowserPool(findChromium(process.env.CHROMIUM_PATH));
-  let worker: Runner | null = null;
-  t.teardown(async () => {
-    await worker?.stop();
-    await pool.close();
-  });
-  worker = await startWorker({
-    db, connectionString: testDb.url, pool, guard: new TargetGuard([new URL(site.url).origin]), registry: plugins,
-    concurrency: 1, jobTimeoutMs: 110_000, schedule: false,
-  });
+  await startTestRunner(t, { db, connectionString: testDb.url, registry: plugins, allowOrigins: [new URL(site.url).origin] });
 
   const res = await app.inject({ method: 'POST', url: '/retest/', headers: { 'api-key': key, 'site-id': String(siteId), testnums: '[160]' } });
   t.equal(res.statusCode, 200, res.body);

@@ -9,19 +9,15 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import type { Runner } from 'graphile-worker';
 import { Webhook } from 'standardwebhooks';
 import { analyticsCsvColumns } from '../../core/analytics-csv.js';
-import { findChromium } from '../../core/config.js';
 import type { Db } from '../../core/db/database.js';
-import { TargetGuard } from '../../core/net/target-guard.js';
 import { LOCK_MINUTES, MAX_FAILED_SIGN_INS } from '../../core/store/users.js';
-import { BrowserPool } from '../../runners/browser-pool.js';
 import { operatorCommand } from '../../runners/operator-cli.js';
 import { startStaticSite } from '../../runners/static-site.js';
-import { startWorker } from '../../runners/worker.js';
 import { fixtureRoot } from '../helpers/fixture-artifacts.js';
 import { browserContext, portalUser, premiumSite, signIn, startPortal, submit, text } from '../helpers/portal.js';
+import { startTestRunner } from '../helpers/runner.js';
 
 const RUN_WAIT_MS = 120_000;
 /** A site title that must stay text everywhere. */
@@ -63,22 +59,7 @@ t.test('the premium portal', async (t) => {
   const siteId = await premiumSite(api, HOSTILE_TITLE, fixture.url, 100);
   const otherSite = await premiumSite(api, 'Annan kommun', 'https://annan.example/', 100);
 
-  const pool = new BrowserPool(findChromium(process.env.CHROMIUM_PATH));
-  let worker: Runner | null = null;
-  t.teardown(async () => {
-    await worker?.stop();
-    await pool.close();
-  });
-  worker = await startWorker({
-    db,
-    connectionString: api.url,
-    pool,
-    guard: new TargetGuard([new URL(fixture.url).origin]),
-    registry: api.registry,
-    concurrency: 1,
-    jobTimeoutMs: 110_000,
-    schedule: false,
-  });
+  await startTestRunner(t, { db, connectionString: api.url, registry: api.registry, allowOrigins: [new URL(fixture.url).origin] });
 
   // The journey's browser lives across its two parts; the other checks run while the runner tests.
   const { page } = await browserContext(t);
