@@ -13,9 +13,8 @@ import { newFolderName, type AuditFormat } from '../core/store/audits.js';
 import { BrowserPool, CHROMIUM_INSTALL_HINT } from './browser-pool.js';
 import { createRegistry } from './service.js';
 import { AUDIT_PLUGIN_IDS } from './tasks/run-audit.js';
+import { AUDIT_USAGE } from './cli-usage.js';
 
-export const AUDIT_USAGE = `  audit <url> --pages N [--out DIR] [--format audit_v2|csv]
-                                     crawl a site from <url> and test N pages; write the summaries to DIR`;
 
 /** The progress bar: one line, redrawn on a terminal, one line per page otherwise. */
 function bar(done: number, total: number, url: string, status: string): string {

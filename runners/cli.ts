@@ -11,27 +11,12 @@
  *                                 crawl and test a site, no database, with a progress bar; write the summaries
  */
 import { parseArgs } from 'node:util';
-import type { PluginRegistry } from '../core/registry.js';
 import { loadConfig, type Config } from '../core/config.js';
-import { isLang, LANGS, reportLang, type Lang } from '../core/i18n/langs.js';
-import { TargetGuard } from '../core/net/target-guard.js';
-import { testPage } from '../core/engine.js';
-import type { TestOutcome } from '../core/pipeline.js';
-import { BrowserPool, CHROMIUM_INSTALL_HINT, tolerateClosedBrowserRejections } from './browser-pool.js';
-import { AUDIT_USAGE, auditCommand } from './audit-cli.js';
-import { createRegistry, openDatabase, startService, type Service } from './service.js';
+import type { Service } from './service.js';
+import { USAGE } from './cli-usage.js';
 
-const USAGE = `Usage: webperf <command>
-
-  serve                              API, runner, scheduler and demo in one process
-  api                                only the HTTP API
-  runner [--concurrency N]           only a test runner
-  migrate                            migrate the database and exit
-  test <url> [--tests 30,21] [--lang sv|en|da|no|fi|is] [--format text|json]
-                                     test a URL once without a database
-${AUDIT_USAGE}
-  sites ... | levels ... | categories ... | keys ... | users ...   operator commands (webperf users --help)
-`;
+// Each command imports what it needs when it runs: an operator command or --help then starts in a
+// fraction of the time the engine (Lighthouse, puppeteer) and the API (fastify) take to load.
 
 function fail(message: string, code = 2): never {
   process.stderr.write(`${message}\n`);
@@ -60,6 +45,10 @@ function waitForSignal(service: Service, log: (l: string) => void): void {
 
 async function serve(config: Config, parts: { api: boolean; runner: boolean }): Promise<void> {
   const log = (line: string) => process.stdout.write(`[webperf] ${line}\n`);
+  const [{ CHROMIUM_INSTALL_HINT, tolerateClosedBrowserRejections }, { startService }] = await Promise.all([
+    import('./browser-pool.js'),
+    import('./service.js'),
+  ]);
   if (parts.runner && !config.chromiumPath) fail(CHROMIUM_INSTALL_HINT, 1);
   if (parts.runner) tolerateClosedBrowserRejections(log);
   const service = await startService(config, { ...parts, log });
@@ -77,76 +66,6 @@ async function serve(config: Config, parts: { api: boolean; runner: boolean }): 
   if (service.worker) log(`runner: ${config.concurrency} concurrent job(s)`);
   log('Ctrl-C stops everything.');
   waitForSignal(service, log);
-}
-
-function formatOutcome(o: TestOutcome, lang: Lang, registry: PluginRegistry): string {
-  const rl = reportLang(lang);
-  const name = registry.get(o.typeOfTest)?.meta.names[lang] ?? `Test ${o.typeOfTest}`;
-  const r = o.reports[rl];
-  const rating = o.rating < 1 ? '-' : o.rating.toFixed(2);
-  const parts = [`== ${o.typeOfTest} ${name}: ${rating}`, r.overall, r.a11y, r.perf, r.sec, r.stand].filter(Boolean);
-  return parts.join('\n') + '\n';
-}
-
-async function testCommand(config: Config, args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { tests: { type: 'string' }, lang: { type: 'string', default: 'sv' }, format: { type: 'string', default: 'text' } },
-  });
-  const url = positionals[0];
-  if (!url) fail('webperf test: a URL is required\n' + USAGE);
-  if (!isLang(values.lang)) fail(`webperf test: --lang must be one of ${LANGS.join(', ')}`);
-  if (values.format !== 'text' && values.format !== 'json') fail('webperf test: --format must be text or json');
-  if (!config.chromiumPath) fail(CHROMIUM_INSTALL_HINT, 1);
-  const registry = await createRegistry(config);
-  let ids: number[] | null = null;
-  if (values.tests) {
-    ids = values.tests.split(',').map((s) => Number(s.trim()));
-    const unknown = ids.filter((id) => !Number.isInteger(id) || !registry.get(id));
-    if (unknown.length) fail(`webperf test: unknown test types ${unknown.join(', ')}; available: ${registry.ids().join(', ')}`);
-  }
-  const plugins = registry.select(ids);
-  // The operator names the target: its origin is allowed even on loopback or a private network;
-  // anything else the page loads still passes the guard.
-  const guard = new TargetGuard([...config.allowTargets, new URL(url).origin]);
-  const pool = new BrowserPool(config.chromiumPath);
-  const lang = values.lang as Lang;
-  const progress = (line: string) => process.stderr.write(`  ${line}\n`);
-  try {
-    progress(`testing ${url} with ${plugins.length} test type(s): ${plugins.map((p) => p.meta.id).join(', ')}`);
-    const browser = await pool.acquire();
-    const result = await testPage(url, plugins, { browser, guard, registry }, {
-
-      onPhase: (phase) => progress(`… ${phase}`),
-      onPlugin: (p, o) => progress(`✓ ${p.meta.id} ${p.meta.names[lang]}: ${o.error ? `error: ${o.error}` : o.rating < 1 ? 'not rated' : o.rating.toFixed(2)}`),
-    });
-    progress(`page loaded in ${result.gatherMs} ms, rated in ${result.pluginsMs} ms`);
-    const outcomes = [...result.outcomes].sort((a, b) => a.typeOfTest - b.typeOfTest);
-    if (values.format === 'json') {
-      const rl = reportLang(lang);
-      process.stdout.write(JSON.stringify({
-        url,
-        final_url: result.artifacts.finalUrl,
-        results: outcomes.map((o) => ({
-          type_of_test: o.typeOfTest,
-          rating: o.rating,
-          ratings: o.ratings,
-          check_report: o.reports[rl].overall,
-          check_report_a11y: o.reports[rl].a11y,
-          check_report_perf: o.reports[rl].perf,
-          check_report_sec: o.reports[rl].sec,
-          check_report_stand: o.reports[rl].stand,
-          json_check_data: o.data,
-          error: o.error,
-        })),
-      }, null, 2) + '\n');
-    } else {
-      for (const o of outcomes) process.stdout.write(formatOutcome(o, lang, registry) + '\n');
-    }
-  } finally {
-    await pool.close();
-  }
 }
 
 /**
@@ -188,15 +107,20 @@ async function run(argv: string[]): Promise<void> {
       return serve({ ...config, concurrency, demo: false }, { api: false, runner: true });
     }
     case 'migrate': {
+      const { openDatabase } = await import('./database.js');
       const database = await openDatabase(config, (l) => process.stdout.write(`[webperf] ${l}\n`), { shareRunning: true });
       await database.close();
       process.stdout.write('[webperf] migrated\n');
       return;
     }
-    case 'test':
-      return testCommand(config, rest);
-    case 'audit':
+    case 'test': {
+      const { testCommand } = await import('./test-cli.js');
+      return testCommand(config, rest, fail);
+    }
+    case 'audit': {
+      const { auditCommand } = await import('./audit-cli.js');
       return auditCommand(config, rest, fail);
+    }
     case 'sites':
     case 'levels':
     case 'categories':

@@ -35,7 +35,7 @@ import {
 import { createKey, listKeys, revokeKey, type KeyKind } from '../core/store/keys.js';
 import { missingSiteIds } from '../core/store/sites.js';
 import { createUser, issuePasswordToken, listUsers, passwordSetLink, PASSWORD_TOKEN_HOURS, validEmail } from '../core/store/users.js';
-import { openDatabase } from './service.js';
+import { openDatabase } from './database.js';
 
 const USAGE: Record<string, string> = {
   sites: `Usage:

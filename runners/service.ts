@@ -3,96 +3,23 @@
  * DATABASE_URL), migrations, the public-sector import, the demo, the graphile-worker runner with
  * its scheduler, and the Fastify API.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Runner } from 'graphile-worker';
 import { buildApp } from '../api/app.js';
 import { PROJECT_ROOT, type Config } from '../core/config.js';
-import { createDb, type Db } from '../core/db/database.js';
-import { ensureDatabase, runningEmbeddedPostgres, stopRunningPostgres, superviseEmbeddedPostgres } from '../core/db/embedded.js';
-import { migrateToLatest } from '../core/db/migrate.js';
 import { TargetGuard } from '../core/net/target-guard.js';
 import { loadPlugins, type PluginRegistry } from '../core/registry.js';
 import { importPublicSector } from '../core/store/sites.js';
 import { BrowserPool, CHROMIUM_INSTALL_HINT, cleanupOrphanedChromium } from './browser-pool.js';
 import { startDemo, type Demo } from './demo.js';
-import { runWorkerMigrations, startWorker } from './worker.js';
-import { processAlive } from '../core/process-alive.js';
+import { openDatabase, type Database } from './database.js';
+import { startWorker } from './worker.js';
+
+export { openDatabase, type Database };
 
 export const VERSION: string = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')).version;
-
-export interface Database {
-  db: Db;
-  url: string;
-  close(): Promise<void>;
-}
-
-/**
- * Connects to DATABASE_URL or starts the embedded PostgreSQL; migrates both schemas. With
- * `shareRunning` (operator commands), an embedded PostgreSQL that a running service already runs
- * on the data folder is used as it is, and left running.
- */
-export async function openDatabase(config: Config, log: (line: string) => void = () => {}, options: { shareRunning?: boolean } = {}): Promise<Database> {
-  let url = config.databaseUrl;
-  let stopServer = async () => {};
-  if (!url) {
-    const dir = path.join(config.dataDir, 'pg');
-    const ownerFile = path.join(config.dataDir, 'pg-owner.json');
-    let running = await runningEmbeddedPostgres(dir);
-    if (running) {
-      const owner = readOwner(ownerFile);
-      const ownerAlive = owner !== null && owner !== process.pid && processAlive(owner);
-      if (!ownerAlive) {
-        // The process that started it was killed (SIGKILL leaves PostgreSQL running): stop it, start afresh.
-        await stopRunningPostgres(dir);
-        log('stopped the embedded PostgreSQL that an earlier crash left running');
-        running = null;
-      } else if (!options.shareRunning) {
-        throw new Error(`webperf (pid ${owner}) already runs on the data folder ${config.dataDir}: stop it first, or give this process its own WEBPERF_DATA_DIR`);
-      }
-    }
-    // A server of our own is supervised: should it die, it is started again (the API answers 503 meanwhile).
-    const pg = running ?? (await superviseEmbeddedPostgres(dir, {}, log));
-    if (!running) {
-      writeFileSync(ownerFile, JSON.stringify({ pid: process.pid }) + '\n');
-      const stopOwn = pg.stop;
-      stopServer = async () => {
-        await stopOwn();
-        rmSync(ownerFile, { force: true });
-      };
-    }
-    await ensureDatabase(pg.adminUrl, 'webperf');
-    url = pg.urlFor('webperf');
-    log(`${running ? 'the running ' : ''}embedded PostgreSQL on port ${pg.port}, data in ${dir}`);
-  }
-  const db = createDb(url);
-  try {
-    await migrateToLatest(db);
-    await runWorkerMigrations(url);
-  } catch (err) {
-    await db.destroy();
-    await stopServer();
-    throw err;
-  }
-  return {
-    db,
-    url,
-    close: async () => {
-      await db.destroy();
-      await stopServer();
-    },
-  };
-}
-
-function readOwner(file: string): number | null {
-  try {
-    const pid = (JSON.parse(readFileSync(file, 'utf8')) as { pid?: unknown }).pid;
-    return Number.isInteger(pid) ? (pid as number) : null;
-  } catch {
-    return null;
-  }
-}
 
 export async function createRegistry(config: Config): Promise<PluginRegistry> {
   return loadPlugins({ external: config.plugins });

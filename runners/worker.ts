@@ -2,7 +2,7 @@
  * graphile-worker wiring: the task list, the crontab and the runner.
  */
 import { EventEmitter } from 'node:events';
-import { Logger, parseCrontab, run, runMigrations, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
+import { parseCrontab, run, type Logger, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { Db } from '../core/db/database.js';
 import type { TargetGuard } from '../core/net/target-guard.js';
 import type { PluginRegistry } from '../core/registry.js';
@@ -12,15 +12,9 @@ import { runTestsTask, type RunTestsDeps } from './tasks/run-tests.js';
 import { runAuditTask } from './tasks/run-audit.js';
 import { CRONTAB, scheduleFollowedSitesTask } from './tasks/schedule-followed-sites.js';
 import { deliverWebhookTask } from './tasks/deliver-webhook.js';
+import { quietLogger, runWorkerMigrations } from './worker-schema.js';
 
-export function quietLogger(): Logger {
-  return new Logger(() => () => {});
-}
-
-/** Installs graphile-worker's own schema (idempotent). */
-export async function runWorkerMigrations(connectionString: string): Promise<void> {
-  await runMigrations({ connectionString, logger: quietLogger() });
-}
+export { quietLogger, runWorkerMigrations };
 
 export interface WorkerDeps {
   db: Db;
