@@ -1,11 +1,13 @@
 /**
  * `npm test`: starts a real PostgreSQL (embedded unless DATABASE_URL is set), migrates a template
  * database that every test file clones (graphile-worker's way), checks that the generated kysely
- * types have not drifted from the migrated schema, then runs tap and ends with one line
+ * types have not drifted from the migrated schema, serves the fixture sites that many test files
+ * load (their gathered start pages are shared through a cache folder made fresh for this run, see
+ * loadFixture in test/helpers/fixture-artifacts.ts), then runs tap and ends with one line
  * `N passed, N failed` counted from tap's results.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT, findChromium } from '../core/config.js';
@@ -13,9 +15,12 @@ import { createDb } from '../core/db/database.js';
 import { ensureDatabase, startEmbeddedPostgres } from '../core/db/embedded.js';
 import { generateTypes } from '../core/db/generate-types.js';
 import { migrateToLatest } from '../core/db/migrate.js';
-import { runWorkerMigrations } from '../runners/worker.js';
+import { startStaticSite, type StaticSite } from '../runners/static-site.js';
+import { runWorkerMigrations } from '../runners/worker-schema.js';
 
 const TEMPLATE = 'webperf_test_template';
+/** Fixture sites whose start page a dozen test files gather: served once, gathered once per run. */
+const SHARED_FIXTURES = ['good', 'flawed'];
 
 async function main(): Promise<number> {
   if (!findChromium(process.env.CHROMIUM_PATH)) {
@@ -24,13 +29,13 @@ async function main(): Promise<number> {
   }
   let adminUrl: string;
   let stop = async () => {};
-  let tmp: string | null = null;
+  const tmp = await mkdtemp(path.join(os.tmpdir(), 'webperf-test-'));
+  const sites: StaticSite[] = [];
   if (process.env.DATABASE_URL) {
     const u = new URL(process.env.DATABASE_URL);
     u.pathname = '/postgres';
     adminUrl = u.href;
   } else {
-    tmp = await mkdtemp(path.join(os.tmpdir(), 'webperf-test-'));
     const pg = await startEmbeddedPostgres(path.join(tmp, 'pg'), { fast: true });
     adminUrl = pg.adminUrl;
     stop = pg.stop;
@@ -52,12 +57,27 @@ async function main(): Promise<number> {
     console.log('# kysely types: checking core/db/schema.ts against the migrated schema');
     await generateTypes(templateUrl.href, true);
 
+    const gatherCache = path.join(tmp, 'gathered');
+    await mkdir(gatherCache);
+    const fixtureSites: Record<string, string> = {};
+    for (const name of SHARED_FIXTURES) {
+      const site = await startStaticSite(path.join(PROJECT_ROOT, 'test', 'fixtures', 'sites', name));
+      sites.push(site);
+      fixtureSites[name] = site.url;
+    }
+
     const args = process.argv.slice(2);
     const tapBin = path.join(PROJECT_ROOT, 'node_modules', '.bin', 'tap');
     const code = await new Promise<number>((resolve) => {
       const child = spawn(tapBin, ['--reporter=tap', ...args], {
         cwd: PROJECT_ROOT,
-        env: { ...process.env, WEBPERF_TEST_ADMIN_URL: adminUrl, WEBPERF_TEST_TEMPLATE: TEMPLATE },
+        env: {
+          ...process.env,
+          WEBPERF_TEST_ADMIN_URL: adminUrl,
+          WEBPERF_TEST_TEMPLATE: TEMPLATE,
+          WEBPERF_TEST_FIXTURE_SITES: JSON.stringify(fixtureSites),
+          WEBPERF_TEST_GATHER_CACHE: gatherCache,
+        },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       // tap's closing summary: `# { total: 175, pass: 170, fail: 3, skip: 2 }`.
@@ -79,8 +99,9 @@ async function main(): Promise<number> {
     });
     return code;
   } finally {
+    await Promise.all(sites.map((site) => site.close()));
     await stop();
-    if (tmp) await rm(tmp, { recursive: true, force: true });
+    await rm(tmp, { recursive: true, force: true });
   }
 }
 

@@ -4,7 +4,10 @@
  * For cases no browser loads (probe-only plugins, hand-made edge cases), makeArtifacts is the one
  * factory of an artifacts object: tests never spell out the whole shape themselves.
  */
+import { existsSync } from 'node:fs';
+import { open, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout } from 'node:timers/promises';
 import tap from 'tap';
 import { PROJECT_ROOT, findChromium } from '../../core/config.js';
 import { gather } from '../../core/gather/gather.js';
@@ -42,12 +45,63 @@ export interface LoadedFixture {
 
 /** Serves test/fixtures/sites/<name> (or an absolute root) and gathers its start page. */
 export async function loadFixture(t: { teardown(fn: () => unknown): void }, name: string, pagePath = ''): Promise<LoadedFixture> {
+  const shared = sharedFixtureUrl(name);
+  if (shared) {
+    const url = shared + pagePath;
+    return { url, artifacts: await sharedGather(`${name}${pagePath}`, url), probes: createProbes(LOOPBACK_GUARD) };
+  }
   const site = await startStaticSite(path.isAbsolute(name) ? name : fixtureRoot(name));
   t.teardown(() => site.close());
   const browser = await testBrowserPool().acquire();
   const url = site.url + pagePath;
   const artifacts = await gather(url, { browser, guard: LOOPBACK_GUARD });
   return { url, artifacts, probes: createProbes(LOOPBACK_GUARD) };
+}
+
+/**
+ * The fixture sites that many test files gather (test/run.ts serves them for the whole run, see
+ * SHARED_FIXTURES there): their start page is loaded once per `npm test` run, in a real Chromium
+ * through the real gather, by whichever file asks first; the other files read the same artifacts.
+ * Every file gathering them again was a dozen identical Lighthouse runs per run.
+ */
+function sharedFixtureUrl(name: string): string | null {
+  const sites = process.env.WEBPERF_TEST_FIXTURE_SITES;
+  if (!sites || !process.env.WEBPERF_TEST_GATHER_CACHE) return null;
+  return (JSON.parse(sites) as Record<string, string>)[name] ?? null;
+}
+
+/** Longest a file waits for another file's gather of the same page before it gathers itself. */
+const SHARED_GATHER_WAIT_MS = 240_000;
+
+async function sharedGather(key: string, url: string): Promise<Artifacts> {
+  const file = path.join(process.env.WEBPERF_TEST_GATHER_CACHE!, `${encodeURIComponent(key)}.json`);
+  const read = async () => JSON.parse(await readFile(file, 'utf8')) as Artifacts;
+  let lock: FileHandle | null = null;
+  try {
+    // The first file to come creates the lock and gathers; the others wait for its result.
+    lock = await open(`${file}.lock`, 'wx');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    const deadline = Date.now() + SHARED_GATHER_WAIT_MS;
+    while (Date.now() < deadline) {
+      if (existsSync(file)) return read();
+      if (!existsSync(`${file}.lock`)) return sharedGather(key, url); // the gatherer failed: try anew
+      await setTimeout(100);
+    }
+    // The gathering file died without a result (killed at its time limit): gather here, uncached.
+    return gather(url, { browser: await testBrowserPool().acquire(), guard: LOOPBACK_GUARD });
+  }
+  try {
+    if (existsSync(file)) return await read();
+    const artifacts = await gather(url, { browser: await testBrowserPool().acquire(), guard: LOOPBACK_GUARD });
+    // Written whole, then renamed: a waiting file never reads half a file.
+    await writeFile(`${file}.tmp`, JSON.stringify(artifacts));
+    await rename(`${file}.tmp`, file);
+    return await read();
+  } finally {
+    await lock.close();
+    await rm(`${file}.lock`, { force: true });
+  }
 }
 
 /** Artifacts of a page at `url` nobody loaded: every field empty (axe and Lighthouse null), then `fields`. */
