@@ -33,6 +33,11 @@ async function freshPage(t: { teardown(fn: () => unknown): void }, options: { js
   const page = await context.newPage();
   await page.setViewport({ width: 1200, height: 900 });
   await page.setJavaScriptEnabled(options.js ?? true);
+  // The pages' links and forms land on #results, and site.css scrolls there smoothly unless the
+  // reader asks for reduced motion: for a few hundred ms after 'load' every element below moves,
+  // and a click aimed at where a link was lands on a table cell (no navigation: the 30 s
+  // "Navigation timeout" flake, seen under load). A reader who wants no motion gets it instantly.
+  await page.emulateMediaFeatures([{ name: 'prefers-reduced-motion', value: 'reduce' }]);
   if (options.lang) await page.setExtraHTTPHeaders({ 'accept-language': options.lang });
   return { page, context };
 }
