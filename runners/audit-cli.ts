@@ -6,13 +6,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { auditCrawl, auditFiles } from '../core/audit/execute.js';
 import type { Config } from '../core/config.js';
-import { TargetGuard } from '../core/net/target-guard.js';
-import { newFolderName, type AuditFormat } from '../core/store/audits.js';
-import { BrowserPool, CHROMIUM_INSTALL_HINT } from './browser-pool.js';
-import { createRegistry } from './service.js';
-import { AUDIT_PLUGIN_IDS } from './tasks/run-audit.js';
+import type { AuditFormat } from '../core/store/audits.js';
 import { AUDIT_USAGE } from './cli-usage.js';
 
 
@@ -40,6 +35,15 @@ export async function auditCommand(config: Config, args: string[], fail: (messag
   const pages = Number(values.pages);
   if (!values.pages || !/^[1-9][0-9]*$/.test(values.pages) || !Number.isSafeInteger(pages)) fail(`webperf audit: --pages must be an integer of at least 1\n${AUDIT_USAGE}`);
   if (values.format !== 'audit_v2' && values.format !== 'csv') fail('webperf audit: --format must be audit_v2 or csv');
+  // The engine loads once the command is known to be well-formed: a refusal answers at once.
+  const [{ auditCrawl, auditFiles }, { TargetGuard }, { newFolderName }, { BrowserPool, CHROMIUM_INSTALL_HINT }, { createRegistry }, { AUDIT_PLUGIN_IDS }] = await Promise.all([
+    import('../core/audit/execute.js'),
+    import('../core/net/target-guard.js'),
+    import('../core/store/audits.js'),
+    import('./browser-pool.js'),
+    import('./service.js'),
+    import('./tasks/run-audit.js'),
+  ]);
   if (!config.chromiumPath) fail(CHROMIUM_INSTALL_HINT, 1);
   const format = values.format as AuditFormat;
   const out = path.resolve(values.out ?? `audit-${start.hostname}-${new Date().toISOString().slice(0, 10)}`);

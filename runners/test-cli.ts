@@ -5,13 +5,9 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../core/config.js';
 import { isLang, LANGS, reportLang, type Lang } from '../core/i18n/langs.js';
-import { TargetGuard } from '../core/net/target-guard.js';
-import { testPage } from '../core/engine.js';
 import type { TestOutcome } from '../core/pipeline.js';
 import type { PluginRegistry } from '../core/registry.js';
-import { BrowserPool, CHROMIUM_INSTALL_HINT } from './browser-pool.js';
 import { USAGE } from './cli-usage.js';
-import { createRegistry } from './service.js';
 
 function formatOutcome(o: TestOutcome, lang: Lang, registry: PluginRegistry): string {
   const rl = reportLang(lang);
@@ -32,6 +28,13 @@ export async function testCommand(config: Config, args: string[], fail: (message
   if (!url) fail('webperf test: a URL is required\n' + USAGE);
   if (!isLang(values.lang)) fail(`webperf test: --lang must be one of ${LANGS.join(', ')}`);
   if (values.format !== 'text' && values.format !== 'json') fail('webperf test: --format must be text or json');
+  // The engine loads once the command is known to be well-formed: a refusal answers at once.
+  const [{ TargetGuard }, { testPage }, { BrowserPool, CHROMIUM_INSTALL_HINT }, { createRegistry }] = await Promise.all([
+    import('../core/net/target-guard.js'),
+    import('../core/engine.js'),
+    import('./browser-pool.js'),
+    import('./service.js'),
+  ]);
   if (!config.chromiumPath) fail(CHROMIUM_INSTALL_HINT, 1);
   const registry = await createRegistry(config);
   let ids: number[] | null = null;
