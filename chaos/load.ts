@@ -58,7 +58,9 @@ export async function startLoadService(options: { signal: AbortSignal; log: (lin
     stops.push(() => db.destroy());
     await migrateToLatest(db);
     await runWorkerMigrations(url);
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'webperf.js'), 'api'], {
+    // WEBPERF_LOAD_CPU_PROF=<dir>: a V8 CPU profile of the API process, written when it stops.
+    const prof = process.env.WEBPERF_LOAD_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.WEBPERF_LOAD_CPU_PROF}`] : [];
+    const child = spawn(process.execPath, [...prof, path.join(ROOT, 'bin', 'webperf.js'), 'api'], {
       cwd: ROOT,
       env: {
         ...process.env,
