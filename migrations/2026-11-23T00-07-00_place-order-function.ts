@@ -18,8 +18,9 @@
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  // p_runs: [{"url": text, "private": boolean, "test_types": [int] | null}, ...]. Each run gets
-  // one job of task p_task with payload {"runId": id}. Returns the run ids in the order of p_runs.
+  // p_runs: [{"url": text | null, "private": boolean, "test_types": [int] | null}, ...]; a null url
+  // is the site's start page (sites.url). Each run gets one job of task p_task with payload
+  // {"runId": id}. Returns the run ids in the order of p_runs.
   await sql`
     create function queue_runs(p_site integer, p_order bigint, p_runs jsonb, p_task text, p_max_attempts integer)
     returns bigint[] language plpgsql as $$
@@ -32,7 +33,7 @@ export async function up(db: Kysely<any>): Promise<void> {
         insert into test_runs (site_id, url, private, order_id, test_types)
         values (
           p_site,
-          v_run->>'url',
+          coalesce(v_run->>'url', (select s.url from sites s where s.id = p_site)),
           coalesce((v_run->>'private')::boolean, false),
           p_order,
           case when jsonb_typeof(v_run->'test_types') = 'array'
@@ -53,19 +54,20 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   // site_found false: no such site (nothing done). order_id null with site_found: refused, the
   // order does not fit in \`available\` (nothing written). Otherwise accepted; \`available\` is what
-  // remains after it.
+  // remains after it. site_url: the site's start page, read under the lock; a payload whose "url"
+  // is null and runs whose url is null get it (a re-test needs no separate read of the site).
   await sql`
     create function place_order(
       p_site integer, p_key integer, p_user integer, p_kind text, p_credits integer, p_payload jsonb,
       p_runs jsonb, p_task text, p_max_attempts integer, p_period_days integer,
-      out site_found boolean, out available integer, out order_id bigint, out run_ids bigint[]
+      out site_found boolean, out site_url text, out available integer, out order_id bigint, out run_ids bigint[]
     ) language plpgsql as $$
     declare
       v_ceiling integer;
       v_used integer;
     begin
-      select coalesce(s.monthly_quota, (select p.monthly_quota from premium_levels p where p.name = s.premium_level), 0)
-        into v_ceiling
+      select s.url, coalesce(s.monthly_quota, (select p.monthly_quota from premium_levels p where p.name = s.premium_level), 0)
+        into site_url, v_ceiling
         from sites s where s.id = p_site
         for no key update of s;
       site_found := found;
@@ -78,7 +80,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       available := greatest(0, v_ceiling - v_used);
       if p_credits > available then return; end if;
       insert into orders (site_id, key_id, user_id, kind, credits, payload)
-        values (p_site, p_key, p_user, p_kind, p_credits, p_payload)
+        values (p_site, p_key, p_user, p_kind, p_credits,
+          case when p_payload->'url' = 'null'::jsonb then jsonb_set(p_payload, '{url}', to_jsonb(site_url)) else p_payload end)
         returning id into order_id;
       insert into credit_ledger (site_id, order_id, credits) values (p_site, order_id, p_credits);
       run_ids := queue_runs(p_site, order_id, p_runs, p_task, p_max_attempts);

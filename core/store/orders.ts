@@ -21,9 +21,9 @@ export interface NewOrder {
   userId?: number | null;
   kind: OrderKind;
   credits: number;
-  /** What was ordered, as stored in orders.payload. */
+  /** What was ordered, as stored in orders.payload; a `url` of null is stored as the site's start page. */
   payload: Record<string, unknown>;
-  /** Page runs to queue; their siteId must be the order's and their orderId is set here. */
+  /** Page runs to queue; their siteId must be the order's and their orderId is set here (url null: the start page). */
   runs: NewRun[];
   /** Further rule checked under the site lock, before the credits (e.g. one audit per hour). */
   precheck?: (trx: Transaction<DB>) => Promise<void>;
@@ -34,6 +34,8 @@ export interface NewOrder {
 /** An accepted order. */
 export interface PlacedOrder {
   orderId: number;
+  /** The site's start page, read with the order. */
+  siteUrl: string;
   /** test_runs ids, in the order of `runs`. */
   runIds: number[];
   credits: number;
@@ -44,6 +46,7 @@ export interface PlacedOrder {
 /** What `place_order` (migrations/2026-11-23T00-07-00_place-order-function.ts) answers. */
 interface PlaceOrderRow {
   site_found: boolean;
+  site_url: string | null;
   available: number;
   order_id: number | null;
   run_ids: number[] | null;
@@ -91,7 +94,7 @@ export async function placeOrder(db: Db, order: NewOrder): Promise<PlacedOrder> 
         available: row.available,
       });
     }
-    return { orderId: Number(row.order_id), runIds: (row.run_ids ?? []).map(Number), credits: order.credits, available: row.available };
+    return { orderId: Number(row.order_id), siteUrl: row.site_url!, runIds: (row.run_ids ?? []).map(Number), credits: order.credits, available: row.available };
   };
   if (!order.precheck && !order.also) return placed((await call.execute(db)).rows[0]);
   return db.transaction().execute(async (trx) => {

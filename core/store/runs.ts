@@ -16,7 +16,8 @@ import { refreshAnalyticsCsvRow } from './webanalytics.js';
 
 export interface NewRun {
   siteId: number;
-  url: string;
+  /** Null: the site's start page (sites.url), read when the run is queued. */
+  url: string | null;
   private?: boolean;
   orderId?: number | null;
   /** Null: every active plugin. */
