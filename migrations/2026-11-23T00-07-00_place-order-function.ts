@@ -5,13 +5,15 @@
  * holds a pool connection for one round trip instead of a whole conversation. `queue_runs` is the
  * part that writes runs and queues their jobs, shared with queueRun.
  *
- * Correctness is the same as before: the site row is locked FOR NO KEY UPDATE first (racing
- * orders for one site queue up on it), and the ledger is summed by a later statement of the
- * function, which in READ COMMITTED (a volatile plpgsql function takes a fresh snapshot per
- * statement) sees the rows of every order that committed before the lock was granted. The jobs
- * are inserted with graphile-worker's own SQL API (`graphile_worker.add_jobs`), in the same
- * transaction as the runs. plpgsql, not sql: its body is checked only when first called, so the
- * graphile_worker schema (installed by the runner's migrations) need not exist yet.
+ * Correctness is the same as before: the site row is locked FOR NO KEY UPDATE before the
+ * accepting read (racing orders for one site queue up on it), and the ledger is summed by a later
+ * statement of the function, which in READ COMMITTED (a volatile plpgsql function takes a fresh
+ * snapshot per statement) sees the rows of every order that committed before the lock was
+ * granted. An order that does not fit even before the lock is refused without taking it (see
+ * place_order). The jobs are inserted with graphile-worker's own SQL API
+ * (`graphile_worker.add_jobs`), in the same transaction as the runs. plpgsql, not sql: its body is
+ * checked only when first called, so the graphile_worker schema (installed by the runner's
+ * migrations) need not exist yet.
  *
  * Frozen in time: never import app code here.
  */
@@ -66,19 +68,32 @@ export async function up(db: Kysely<any>): Promise<void> {
       v_ceiling integer;
       v_used integer;
     begin
-      select s.url, coalesce(s.monthly_quota, (select p.monthly_quota from premium_levels p where p.name = s.premium_level), 0)
-        into site_url, v_ceiling
-        from sites s where s.id = p_site
-        for no key update of s;
-      site_found := found;
       available := 0;
-      if not site_found then return; end if;
-      -- A statement of its own, after the lock: it sees every order committed before the lock was granted.
-      select coalesce(sum(l.credits), 0)::integer into v_used
-        from credit_ledger l
-        where l.site_id = p_site and l.created_at > now() - make_interval(days => p_period_days);
-      available := greatest(0, v_ceiling - v_used);
-      if p_credits > available then return; end if;
+      -- Twice: first without the lock, then under it. An order that does not fit in the committed
+      -- ledger is refused at once, read-only (no row lock, no transaction id, no WAL): ledger rows
+      -- are only ever added, so credits free up only as rows leave the window or a ceiling is
+      -- raised, and "it does not fit" was true at this moment of the request — the answer it would
+      -- have got had the lock been granted now. Only the second, locked read can accept.
+      for v_pass in 1..2 loop
+        if v_pass = 1 then
+          select s.url, coalesce(s.monthly_quota, (select p.monthly_quota from premium_levels p where p.name = s.premium_level), 0)
+            into site_url, v_ceiling
+            from sites s where s.id = p_site;
+        else
+          select s.url, coalesce(s.monthly_quota, (select p.monthly_quota from premium_levels p where p.name = s.premium_level), 0)
+            into site_url, v_ceiling
+            from sites s where s.id = p_site
+            for no key update of s;
+        end if;
+        site_found := found;
+        if not site_found then return; end if;
+        -- A statement of its own, after the lock: it sees every order committed before the lock was granted.
+        select coalesce(sum(l.credits), 0)::integer into v_used
+          from credit_ledger l
+          where l.site_id = p_site and l.created_at > now() - make_interval(days => p_period_days);
+        available := greatest(0, v_ceiling - v_used);
+        if p_credits > available then return; end if;
+      end loop;
       insert into orders (site_id, key_id, user_id, kind, credits, payload)
         values (p_site, p_key, p_user, p_kind, p_credits,
           case when p_payload->'url' = 'null'::jsonb then jsonb_set(p_payload, '{url}', to_jsonb(site_url)) else p_payload end)

@@ -62,12 +62,14 @@ interface PlaceOrderRow {
  * An order with `precheck` or `also` runs in an explicit transaction instead: the site lock first,
  * the precheck under it, the same function call, then `also`.
  *
- * Serialisation: the function first locks the site's row (`select ... from sites where id = $1
- * for no key update`). Every order for the site takes the same lock, so racing orders queue up on
- * it and each one, once it holds the lock, reads the ledger afresh (READ COMMITTED: every
- * statement of the volatile plpgsql function sees what committed before it started) including the
- * rows of the order just before. Two orders can therefore never both spend the last credits. Why
- * this lock and not another:
+ * Serialisation: before it accepts, the function locks the site's row (`select ... from sites
+ * where id = $1 for no key update`). Every order for the site takes the same lock, so racing
+ * orders queue up on it and each one, once it holds the lock, reads the ledger afresh (READ
+ * COMMITTED: every statement of the volatile plpgsql function sees what committed before it
+ * started) including the rows of the order just before. Two orders can therefore never both spend
+ * the last credits. An order that does not fit in the committed ledger even before the lock is
+ * refused without taking it (read-only): credits are only ever added to the ledger, so the refusal
+ * was true at that moment of the request. Why this lock and not another:
  * - a row lock on the site is the natural per-site mutex: orders for different sites do not wait
  *   for each other, and it is released by commit or rollback, even when the client goes away;
  * - FOR NO KEY UPDATE rather than FOR UPDATE: the foreign-key checks of rows that reference the
