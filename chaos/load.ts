@@ -14,7 +14,7 @@
  * request count and by an AbortSignal.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,7 +38,39 @@ const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 export interface LoadService {
   base: string;
   db: Db;
+  /** CPU seconds used so far by the API process and by PostgreSQL (all its processes); null where /proc cannot tell. */
+  cpu(): Promise<{ api: number | null; postgres: number | null }>;
   stop(): Promise<void>;
+}
+
+/**
+ * CPU seconds (user + system) a process has used, with those of its reaped children, from
+ * /proc/<pid>/stat (Linux); null when it cannot be read. With `children`, its live child
+ * processes are added too (PostgreSQL's backends: the postmaster reaps them when they exit).
+ */
+export async function cpuSeconds(pid: number, options: { children?: boolean } = {}): Promise<number | null> {
+  const ticks = 100; // USER_HZ: 100 on every Linux architecture Node supports
+  const read = async (p: number, withReaped: boolean): Promise<number | null> => {
+    try {
+      const stat = await readFile(`/proc/${p}/stat`, 'utf8');
+      // Fields after the command name (which may hold spaces), counted from field 3.
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const own = Number(f[11]) + Number(f[12]);
+      return (withReaped ? own + Number(f[13]) + Number(f[14]) : own) / ticks;
+    } catch {
+      return null;
+    }
+  };
+  const total = await read(pid, true);
+  if (total === null || !options.children) return total;
+  let sum = total;
+  try {
+    const kids = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8')).trim().split(/\s+/).filter(Boolean).map(Number);
+    for (const k of kids) sum += (await read(k, false)) ?? 0;
+  } catch {
+    return null;
+  }
+  return sum;
 }
 
 /** Embedded PostgreSQL in a temporary folder, migrated, and `webperf api` on 127.0.0.1. */
@@ -58,7 +90,9 @@ export async function startLoadService(options: { signal: AbortSignal; log: (lin
     stops.push(() => db.destroy());
     await migrateToLatest(db);
     await runWorkerMigrations(url);
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'webperf.js'), 'api'], {
+    // WEBPERF_LOAD_CPU_PROF=<dir>: a V8 CPU profile of the API process, written when it stops.
+    const prof = process.env.WEBPERF_LOAD_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.WEBPERF_LOAD_CPU_PROF}`] : [];
+    const child = spawn(process.execPath, [...prof, path.join(ROOT, 'bin', 'webperf.js'), 'api'], {
       cwd: ROOT,
       env: {
         ...process.env,
@@ -72,7 +106,9 @@ export async function startLoadService(options: { signal: AbortSignal; log: (lin
     stops.push(() => stopChild(child));
     const base = await apiUrlOf(child, AbortSignal.any([options.signal, AbortSignal.timeout(60_000)]));
     options.log(`webperf api at ${base}, pid ${child.pid}`);
-    return { base, db, stop };
+    const postmaster = Number((await readFile(path.join(tmp, 'pg', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    const cpu = async () => ({ api: await cpuSeconds(child.pid!), postgres: await cpuSeconds(postmaster, { children: true }) });
+    return { base, db, cpu, stop };
   } catch (err) {
     await stop();
     throw err;

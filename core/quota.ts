@@ -60,6 +60,7 @@ export function availableCredits(ceiling: number, used: number): number {
 /**
  * The site's credit status, or null when the site does not exist. With `lock`, the site row is
  * locked FOR NO KEY UPDATE first (see placeOrder for why), so call it inside a transaction.
+ * The SQL function place_order computes the same ceiling and window for the orders it places.
  */
 export async function creditStatus(db: Kysely<DB>, siteId: number, options: { lock?: boolean } = {}): Promise<CreditStatus | null> {
   let q = db

@@ -7,6 +7,7 @@
  *
  *   npm run chaos -- load-orders
  */
+import os from 'node:os';
 import type { ChaosScenario } from '../scenario.js';
 import { arrangeOrderSites, raceOrders, startLoadService } from '../load.js';
 
@@ -22,7 +23,14 @@ const scenario: ChaosScenario = {
       // Warm-up (JIT, connections, plans) on sites of their own, then the measured race.
       const warm = await arrangeOrderSites(service.db, 20, 100);
       await raceOrders({ base: service.base, db: service.db, sites: warm, orders: 1_000, connections: 64, durationMs: 20_000, signal });
+      const cpu0 = { ...(await service.cpu()), load: process.cpuUsage() };
       const r = await raceOrders({ base: service.base, db: service.db, sites, orders: 6_000, connections: 64, durationMs: 90_000, signal });
+      const cpu1 = await service.cpu();
+      const load = process.cpuUsage(cpu0.load);
+      // CPU per order of each party on the shared cores: what bounds the rate when they are saturated.
+      const perOrder = (a: number | null, b: number | null) => (a === null || b === null ? 'n/a' : (((b - a) * 1000) / r.orders).toFixed(2));
+      const cpu = `${perOrder(cpu0.api, cpu1.api)}; ${perOrder(cpu0.postgres, cpu1.postgres)}; ${perOrder(0, (load.user + load.system) / 1e6)}`;
+      log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (${os.cpus().length} cores); CPU ms per order (API; PostgreSQL; load generator and books check): ${cpu}`);
       log(`${r.orders} orders in ${r.seconds.toFixed(1)} s: ${r.accepted} accepted, ${r.refused} refused, ${r.errors} errors; overspend ${r.overspend}, orphans ${r.orphans}, wrongly refused ${r.wronglyRefused}`);
       for (const e of r.firstErrors) log(`error: ${e}`);
       const books = r.overspend + r.orphans + r.wronglyRefused;
@@ -30,6 +38,7 @@ const scenario: ChaosScenario = {
       return [
         { area: 'load', scenario: what, figure: `orders/s (goal ≥ ${ORDERS_GOAL_PER_SECOND})`, value: `${Math.round(r.ordersPerSecond).toLocaleString('en')} (${r.accepted} accepted, ${r.refused} refused)`, dataLost: books, ok: r.ordersPerSecond >= ORDERS_GOAL_PER_SECOND && r.errors === 0 && books === 0 },
         { area: 'load', scenario: what, figure: 'p99 ms per order', value: r.p99Ms.toFixed(1), dataLost: 0, ok: true },
+        { area: 'load', scenario: what, figure: 'CPU ms per order: API; PostgreSQL; load generator', value: cpu, dataLost: 0, ok: true },
         { area: 'load', scenario: what, figure: 'credits overspent; errors', value: `${r.overspend}; ${r.errors}`, dataLost: r.overspend, ok: r.overspend === 0 && r.errors === 0 },
       ];
     } finally {

@@ -1,13 +1,14 @@
 /**
  * Orders: an order is accepted in one transaction that checks the rolling 30-day credit window,
- * writes the order, its ledger row and its runs, and enqueues their jobs — all or nothing.
+ * writes the order, its ledger row and its runs, and enqueues their jobs — all or nothing; the
+ * SQL function place_order does it in one statement (one round trip).
  */
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import { WebperfError } from '../errors.js';
-import { creditStatus, quotaExceededMessage } from '../quota.js';
-import { queueRun, type NewRun } from './runs.js';
+import { QUOTA_PERIOD_DAYS, quotaExceededMessage } from '../quota.js';
+import { RUN_JOB, runsJson, type NewRun } from './runs.js';
 
 export type OrderKind = 'retest' | 'test_once' | 'audit';
 
@@ -20,9 +21,9 @@ export interface NewOrder {
   userId?: number | null;
   kind: OrderKind;
   credits: number;
-  /** What was ordered, as stored in orders.payload. */
+  /** What was ordered, as stored in orders.payload; a `url` of null is stored as the site's start page. */
   payload: Record<string, unknown>;
-  /** Page runs to queue; their siteId must be the order's and their orderId is set here. */
+  /** Page runs to queue; their siteId must be the order's and their orderId is set here (url null: the start page). */
   runs: NewRun[];
   /** Further rule checked under the site lock, before the credits (e.g. one audit per hour). */
   precheck?: (trx: Transaction<DB>) => Promise<void>;
@@ -33,6 +34,8 @@ export interface NewOrder {
 /** An accepted order. */
 export interface PlacedOrder {
   orderId: number;
+  /** The site's start page, read with the order. */
+  siteUrl: string;
   /** test_runs ids, in the order of `runs`. */
   runIds: number[];
   credits: number;
@@ -40,15 +43,33 @@ export interface PlacedOrder {
   available: number;
 }
 
+/** What `place_order` (migrations/2026-11-23T00-07-00_place-order-function.ts) answers. */
+interface PlaceOrderRow {
+  site_found: boolean;
+  site_url: string | null;
+  available: number;
+  order_id: number | null;
+  run_ids: number[] | null;
+}
+
 /**
  * Places an order, or refuses it as a whole with QUOTA_EXCEEDED (400) when it does not fit in the
  * site's available credits (SITE_NOT_FOUND when the site does not exist).
  *
- * Serialisation: the transaction first locks the site's row (`select ... from sites where id = $1
- * for no key update`). Every order for the site takes the same lock, so racing orders queue up on
- * it and each one, once it holds the lock, reads the ledger afresh (READ COMMITTED: every
- * statement sees what committed before it started) including the rows of the order just before.
- * Two orders can therefore never both spend the last credits. Why this lock and not another:
+ * One round trip: the SQL function `place_order` locks the site, reads its ledger, and writes the
+ * order, its ledger row, its runs and their jobs (graphile_worker.add_jobs) as one statement, so
+ * one implicit transaction — all or nothing — and a refusal is decided in the same single call.
+ * An order with `precheck` or `also` runs in an explicit transaction instead: the site lock first,
+ * the precheck under it, the same function call, then `also`.
+ *
+ * Serialisation: before it accepts, the function locks the site's row (`select ... from sites
+ * where id = $1 for no key update`). Every order for the site takes the same lock, so racing
+ * orders queue up on it and each one, once it holds the lock, reads the ledger afresh (READ
+ * COMMITTED: every statement of the volatile plpgsql function sees what committed before it
+ * started) including the rows of the order just before. Two orders can therefore never both spend
+ * the last credits. An order that does not fit in the committed ledger even before the lock is
+ * refused without taking it (read-only): credits are only ever added to the ledger, so the refusal
+ * was true at that moment of the request. Why this lock and not another:
  * - a row lock on the site is the natural per-site mutex: orders for different sites do not wait
  *   for each other, and it is released by commit or rollback, even when the client goes away;
  * - FOR NO KEY UPDATE rather than FOR UPDATE: the foreign-key checks of rows that reference the
@@ -62,34 +83,32 @@ export async function placeOrder(db: Db, order: NewOrder): Promise<PlacedOrder> 
   for (const run of order.runs) {
     if (run.siteId !== order.siteId) throw new Error(`placeOrder: a run of site ${run.siteId} in an order of site ${order.siteId}`);
   }
-  return db.transaction().execute(async (trx) => {
-    const status = await creditStatus(trx, order.siteId, { lock: true });
-    if (!status) throw new WebperfError('SITE_NOT_FOUND');
-    if (order.precheck) await order.precheck(trx);
-    if (order.credits > status.available) {
-      throw new WebperfError('QUOTA_EXCEEDED', quotaExceededMessage(order.credits, status.available), {
+  const call = sql<PlaceOrderRow>`select * from place_order(
+    ${order.siteId}::int, ${order.keyId}::int, ${order.userId ?? null}::int, ${order.kind}::text, ${order.credits}::int,
+    ${JSON.stringify(order.payload)}::jsonb, ${runsJson(order.runs)}::jsonb, ${RUN_JOB.task}::text, ${RUN_JOB.maxAttempts}::int,
+    ${QUOTA_PERIOD_DAYS}::int
+  )`;
+  const placed = (row: PlaceOrderRow): PlacedOrder => {
+    if (!row.site_found) throw new WebperfError('SITE_NOT_FOUND');
+    if (row.order_id === null) {
+      throw new WebperfError('QUOTA_EXCEEDED', quotaExceededMessage(order.credits, row.available), {
         needed: order.credits,
-        available: status.available,
+        available: row.available,
       });
     }
-    const row = await trx
-      .insertInto('orders')
-      .values({
-        site_id: order.siteId,
-        key_id: order.keyId,
-        user_id: order.userId ?? null,
-        kind: order.kind,
-        credits: order.credits,
-        payload: JSON.stringify(order.payload),
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    const orderId = Number(row.id);
-    await trx.insertInto('credit_ledger').values({ site_id: order.siteId, order_id: orderId, credits: order.credits }).execute();
-    const runIds: number[] = [];
-    for (const run of order.runs) runIds.push(Number(await queueRun(trx, { ...run, orderId })));
-    if (order.also) await order.also(trx, orderId);
-    return { orderId, runIds, credits: order.credits, available: status.available - order.credits };
+    return { orderId: Number(row.order_id), siteUrl: row.site_url!, runIds: (row.run_ids ?? []).map(Number), credits: order.credits, available: row.available };
+  };
+  if (!order.precheck && !order.also) return placed((await call.execute(db)).rows[0]);
+  return db.transaction().execute(async (trx) => {
+    if (order.precheck) {
+      // The precheck runs under the site lock, as the credit check does (place_order takes it again: a no-op).
+      const site = await trx.selectFrom('sites').select('id').where('id', '=', order.siteId).forNoKeyUpdate().executeTakeFirst();
+      if (!site) throw new WebperfError('SITE_NOT_FOUND');
+      await order.precheck(trx);
+    }
+    const result = placed((await call.execute(trx)).rows[0]);
+    if (order.also) await order.also(trx, result.orderId);
+    return result;
   });
 }
 

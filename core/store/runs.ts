@@ -16,31 +16,32 @@ import { refreshAnalyticsCsvRow } from './webanalytics.js';
 
 export interface NewRun {
   siteId: number;
-  url: string;
+  /** Null: the site's start page (sites.url), read when the run is queued. */
+  url: string | null;
   private?: boolean;
   orderId?: number | null;
   /** Null: every active plugin. */
   testTypes?: number[] | null;
 }
 
-/** Creates a run and queues its job in the same transaction. */
+/** The job of a run: graphile-worker task and attempts (payload {runId}), as queue_runs queues it. */
+export const RUN_JOB = { task: 'run_tests', maxAttempts: 2 } as const;
+
+/** Runs as the SQL functions queue_runs and place_order take them (their site is a parameter). */
+export function runsJson(runs: readonly NewRun[]): string {
+  return JSON.stringify(runs.map((r) => ({ url: r.url, private: r.private ?? false, test_types: r.testTypes ?? null })));
+}
+
+/**
+ * Creates a run and queues its job in the same transaction: one statement, the SQL function
+ * queue_runs (migrations/2026-11-23T00-07-00_place-order-function.ts), which inserts the run and
+ * calls graphile_worker.add_jobs; inside the caller's transaction when given one.
+ */
 export async function queueRun(db: Db | Transaction<DB>, run: NewRun): Promise<number> {
-  const exec = async (trx: Transaction<DB>) => {
-    const row = await trx
-      .insertInto('test_runs')
-      .values({
-        site_id: run.siteId,
-        url: run.url,
-        private: run.private ?? false,
-        order_id: run.orderId ?? null,
-        test_types: run.testTypes ?? null,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await addJob(trx, { task: 'run_tests', payload: { runId: row.id }, maxAttempts: 2 });
-    return row.id;
-  };
-  return 'isTransaction' in db && db.isTransaction ? exec(db as Transaction<DB>) : (db as Db).transaction().execute(exec);
+  const { rows } = await sql<{ ids: number[] }>`select queue_runs(
+    ${run.siteId}::int, ${run.orderId ?? null}::bigint, ${runsJson([run])}::jsonb, ${RUN_JOB.task}::text, ${RUN_JOB.maxAttempts}::int
+  ) as ids`.execute(db);
+  return Number(rows[0].ids[0]);
 }
 
 /** Points a site's runs not yet stored at its new address (the demo site's port changes per start). */
@@ -83,7 +84,7 @@ export async function requeueRun(db: Db, runId: number, why: string): Promise<bo
   return db.transaction().execute(async (trx) => {
     const changed = await trx.updateTable('test_runs').set({ status: 'queued', error: why }).where('id', '=', runId).where('status', 'in', ['queued', 'running']).executeTakeFirst();
     if (changed.numUpdatedRows === 0n) return false;
-    await addJob(trx, { task: 'run_tests', payload: { runId }, maxAttempts: 2 });
+    await addJob(trx, { task: RUN_JOB.task, payload: { runId }, maxAttempts: RUN_JOB.maxAttempts });
     return true;
   });
 }

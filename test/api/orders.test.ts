@@ -438,6 +438,9 @@ t.test('access checks on every order route, with and without /0.1', async (t) =>
       const res = await w.app.inject({ method: r.method, url: prefix + r.url, headers: { ...r.headers, 'api-key': w.adminKey, 'site-id': '999999' }, ...(r.payload ? { payload: r.payload } : {}) });
       t.strictSame(res.json(), { statusCode: 404, error: 'SITE_NOT_FOUND', message: 'The website does not exist' }, `${r.name} ${prefix}: admin key, site that does not exist`);
     }
+    // The missing site is answered before a bad testnums header, although a re-test reads its site with the order.
+    const badTestnums = await w.app.inject({ method: 'POST', url: `${prefix}/retest/`, headers: { testnums: 'abc', 'api-key': w.adminKey, 'site-id': '999999' } });
+    t.strictSame(badTestnums.json(), { statusCode: 404, error: 'SITE_NOT_FOUND', message: 'The website does not exist' }, `retest ${prefix}: site that does not exist and bad testnums`);
   }
   const after = await counts(w.db);
   t.equal(after.orders - before.orders, 4, 'only the four accepted orders were written (2 × re-test, 2 × test_once)');

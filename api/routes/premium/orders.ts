@@ -98,19 +98,27 @@ const orders: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
     }),
   }, async (request) => {
     const { siteId, key } = await request.requireSiteHeader();
-    const site = await existingSite(siteId);
     const raw = request.headers.testnums;
     const testnums = Array.isArray(raw) ? raw.join(',') : raw;
-    const testTypes = parseTestnums(testnums, registry.ids(), activeTypes());
-    if (testTypes.length === 0) throw new WebperfError('TESTNUMS_INVALID', 'This service has no active test type to run');
+    let testTypes: number[];
+    try {
+      testTypes = parseTestnums(testnums, registry.ids(), activeTypes());
+      if (testTypes.length === 0) throw new WebperfError('TESTNUMS_INVALID', 'This service has no active test type to run');
+    } catch (err) {
+      // A missing site is answered before a bad testnums header (the site is read only here:
+      // an order reads it under its lock, so that a re-test costs one round trip).
+      await existingSite(siteId);
+      throw err;
+    }
     const credits = retestCost(testTypes);
+    // url null: the site's start page, read by the order itself (SITE_NOT_FOUND when there is no site).
     const placed = await placeOrder(db, {
       siteId,
       keyId: key.id,
       kind: 'retest',
       credits,
-      payload: { url: site.url, test_types: testTypes, testnums: testnums ?? null },
-      runs: [{ siteId, url: site.url, private: false, testTypes }],
+      payload: { url: null, test_types: testTypes, testnums: testnums ?? null },
+      runs: [{ siteId, url: null, private: false, testTypes }],
     });
     return {
       api_version: opts.version,
@@ -118,7 +126,7 @@ const orders: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
       site_id: siteId,
       order_id: placed.orderId,
       run_id: placed.runIds[0],
-      url: site.url,
+      url: placed.siteUrl,
       test_types: testTypes,
       credits,
       available: placed.available,
