@@ -37,6 +37,8 @@ export interface WorkerDeps {
   /** Run the daily schedule too (one scheduler per installation is enough, more are harmless). */
   schedule?: boolean;
   logger?: Logger;
+  /** Where the supervision says why it starts a new worker pool (default: the logger's errors). */
+  log?: (line: string) => void;
   onStored?: RunTestsDeps['onStored'];
   /** CrUX settings for the audits' field data (none: the audits say it is not available). */
   crux?: { apiKey: string | null; endpoint: string };
@@ -51,25 +53,55 @@ export function taskList(deps: WorkerDeps): TaskList {
   };
 }
 
+/** First and longest wait before a worker pool that ended by itself is started again. */
+const RESTART_MIN_MS = 1_000;
+const RESTART_MAX_MS = 30_000;
+
+/**
+ * Starts graphile-worker under supervision. graphile-worker (0.17) ends its whole worker pool when
+ * it cannot record a job's completion or failure (a database outage at that moment: `completeJob`
+ * retries only a few error codes), and nothing would start it again: the runner process would stay
+ * up doing nothing. So whenever the pool ends without our asking, a new one is started after a
+ * backoff (1 s doubling to 30 s, while the database is still away), and the reason is logged. The
+ * ended pool's id is no longer announced by the heartbeat, so the job whose completion was lost is
+ * unlocked as a dead runner's job would be and runs again; that run finds its results stored and
+ * stores and charges nothing (executeRun, saveRunResults). The returned Runner stays valid across
+ * restarts: `stop()` ends the current pool and the supervision, `promise` settles then.
+ */
 export async function startWorker(deps: WorkerDeps): Promise<Runner> {
   const logger = deps.logger ?? quietLogger();
+  const log = deps.log ?? ((line: string) => logger.error(line));
   // The ids that jobs.locked_by may hold: graphile-worker 0.17 locks jobs with the worker pool's
   // id; the workers' own ids are announced too, should a version lock per worker again.
   const workerIds = new Set<string>();
   const events = new EventEmitter() as WorkerEvents;
-  events.on('pool:create', ({ workerPool }) => void workerIds.add(workerPool.id));
+  let createdPool: string | null = null;
+  events.on('pool:create', ({ workerPool }) => {
+    createdPool = workerPool.id;
+    workerIds.add(workerPool.id);
+  });
   events.on('worker:create', ({ worker }) => void workerIds.add(worker.workerId));
   events.on('worker:stop', ({ worker }) => void workerIds.delete(worker.workerId));
-  const runner = await run({
-    connectionString: deps.connectionString,
-    events,
-    concurrency: deps.concurrency,
-    noHandleSignals: true,
-    pollInterval: 1000,
-    taskList: taskList(deps),
-    parsedCronItems: deps.schedule === false ? [] : parseCrontab(CRONTAB),
-    logger,
-  });
+  const start = async () => {
+    createdPool = null;
+    const runner = await run({
+      connectionString: deps.connectionString,
+      events,
+      concurrency: deps.concurrency,
+      noHandleSignals: true,
+      pollInterval: 1000,
+      taskList: taskList(deps),
+      parsedCronItems: deps.schedule === false ? [] : parseCrontab(CRONTAB),
+      logger,
+      // Batched completion: without it (0.17.3) a completion that fails is a promise nobody awaits,
+      // an unhandled rejection that ends the process, and the job stays locked by a pool that
+      // lives on. Batched, the failure ends the pool instead, which the supervision below restarts.
+      preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
+    });
+    return { runner, poolId: createdPool as string | null };
+  };
+
+  let current = await start();
   const heartbeat = await startHeartbeat({
     db: deps.db,
     connectionString: deps.connectionString,
@@ -78,7 +110,66 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
     workerIds: () => [...workerIds],
     logger,
   });
+
+  let stopping = false;
+  const stopped = new AbortController();
+  const supervise = async (): Promise<void> => {
+    for (;;) {
+      const ended = await current.runner.promise.then(() => 'ended', (err: unknown) => `ended with ${err instanceof Error ? err.message : String(err)}`);
+      // The ended pool's jobs belong to nobody now: the heartbeat lets them be unlocked.
+      if (current.poolId) workerIds.delete(current.poolId);
+      if (stopping) return;
+      log(`runner: the worker pool ${current.poolId ?? ''} ${ended} without being asked to stop (graphile-worker gives up when it cannot record a job's end, e.g. while the database is down); starting a new one`);
+      for (let waitMs = RESTART_MIN_MS; ; waitMs = Math.min(waitMs * 2, RESTART_MAX_MS)) {
+        await sleep(waitMs, stopped.signal);
+        if (stopping) return;
+        try {
+          current = await start();
+          log(`runner: a new worker pool ${current.poolId ?? ''} runs`);
+          break;
+        } catch (err) {
+          log(`runner: could not start a new worker pool (${err instanceof Error ? err.message : String(err)}); trying again`);
+        }
+      }
+      // stop() came while the new pool was starting: it is stopped at once (the loop then returns).
+      if (stopping) await current.runner.stop().catch(() => {});
+    }
+  };
   // A runner stopped in an orderly way announces nothing more and leaves no heartbeat behind.
-  void runner.promise.finally(() => heartbeat.stop()).catch(() => {});
-  return runner;
+  const promise = supervise().finally(() => heartbeat.stop());
+  const stop = async (reason?: string) => {
+    if (!stopping) {
+      stopping = true;
+      stopped.abort();
+      await current.runner.stop(reason).catch(() => {});
+    }
+    await promise;
+  };
+  return {
+    stop,
+    kill: async (reason?: string) => {
+      stopping = true;
+      stopped.abort();
+      await current.runner.kill(reason);
+      await promise;
+    },
+    addJob: (...args) => current.runner.addJob(...args),
+    get promise() {
+      return promise;
+    },
+    events,
+  };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
