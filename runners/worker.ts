@@ -2,12 +2,13 @@
  * graphile-worker wiring: the task list, the crontab and the runner.
  */
 import { EventEmitter } from 'node:events';
-import { Logger, parseCrontab, run, runMigrations, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
+import { Logger, makeWorkerUtils, parseCrontab, run, runMigrations, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { Db } from '../core/db/database.js';
 import type { TargetGuard } from '../core/net/target-guard.js';
 import type { PluginRegistry } from '../core/registry.js';
 import type { BrowserPool } from './browser-pool.js';
 import { startHeartbeat } from './heartbeat.js';
+import { jobsLockedBy, restoreCrashedAttempts } from '../core/store/jobs.js';
 import { runTestsTask, type RunTestsDeps } from './tasks/run-tests.js';
 import { runAuditTask } from './tasks/run-audit.js';
 import { CRONTAB, scheduleFollowedSitesTask } from './tasks/schedule-followed-sites.js';
@@ -124,8 +125,10 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
         await sleep(waitMs, stopped.signal);
         if (stopping) return;
         try {
+          const ended = current.poolId;
           current = await start();
           log(`runner: a new worker pool ${current.poolId ?? ''} runs`);
+          if (ended) await releaseJobsOf(ended);
           break;
         } catch (err) {
           log(`runner: could not start a new worker pool (${err instanceof Error ? err.message : String(err)}); trying again`);
@@ -133,6 +136,24 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
       }
       // stop() came while the new pool was starting: it is stopped at once (the loop then returns).
       if (stopping) await current.runner.stop().catch(() => {});
+    }
+  };
+  // The jobs the ended pool still holds (the one whose completion was lost) are unlocked at once,
+  // as the heartbeat would do for a dead runner after staleAfterMs; should this fail, it still will.
+  const releaseJobsOf = async (poolId: string) => {
+    try {
+      const jobs = await jobsLockedBy(deps.db, [poolId]);
+      if (jobs.length === 0) return;
+      const utils = await makeWorkerUtils({ connectionString: deps.connectionString, logger });
+      try {
+        await utils.forceUnlockWorkers([poolId]);
+      } finally {
+        await utils.release();
+      }
+      const restored = await restoreCrashedAttempts(deps.db, jobs);
+      log(`runner: unlocked ${jobs.length} job(s) of the ended worker pool ${poolId}` + (restored ? `; ${restored} got back the attempt it lost` : ''));
+    } catch (err) {
+      log(`runner: could not unlock the jobs of the ended worker pool ${poolId} (${err instanceof Error ? err.message : String(err)}); the heartbeat will`);
     }
   };
   // A runner stopped in an orderly way announces nothing more and leaves no heartbeat behind.

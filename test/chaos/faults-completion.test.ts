@@ -60,7 +60,7 @@ t.test('a job completion lost to a database outage: the runner starts a new work
   await seedLevel(db, 'gold', 100);
   const siteId = await seedSite(db, { title: 'Kommun', url: site.url, premiumLevel: 'gold' });
   const { key } = await createKey(db, { kind: 'standard', siteIds: [siteId] });
-  const headers = { 'api-key': key, 'site-id': String(siteId), testnums: '[18,30]' };
+  const headers = { 'api-key': key, 'site-id': String(siteId), testnums: '[28,100]' };
 
   const direct = new URL(url);
   const relay = await startRelay({ host: direct.hostname, port: Number(direct.port) });
@@ -77,7 +77,7 @@ t.test('a job completion lost to a database outage: the runner starts a new work
   const lines: string[] = [];
   const worker = await startWorker({
     db: runnerDb, connectionString: relayed.href, pool: testBrowserPool(), guard: new TargetGuard([new URL(site.url).origin]), registry,
-    concurrency: 1, jobTimeoutMs: 120_000, schedule: false, heartbeatMs: 1000, staleAfterMs: 5000,
+    concurrency: 1, jobTimeoutMs: 120_000, schedule: false,
     log: (line) => void lines.push(line),
   });
   t.teardown(() => worker.stop());
@@ -90,13 +90,14 @@ t.test('a job completion lost to a database outage: the runner starts a new work
     }
   });
 
-  await until('the worker pool ends on the lost completion', 180_000, () => lines.some((l) => /without being asked to stop/.test(l)));
+  // Page tests without Lighthouse (HTML validation, readability): the gather is a page load.
+  await until('the worker pool ends on the lost completion', 400_000, () => lines.some((l) => /without being asked to stop/.test(l)));
   t.ok(cutAt !== null, 'the outage began as the job succeeded');
   const stored = await db.selectFrom('test_runs').select(['status']).where('id', '=', firstRun).executeTakeFirstOrThrow();
   t.equal(stored.status, 'done', 'the run was stored before the outage');
   const job = await db.selectFrom('graphile_worker.jobs' as any).select(['id', 'attempts'] as any).executeTakeFirst() as { id: string; attempts: number } | undefined;
-  t.match(job, { attempts: 1 }, 'its completion was lost: the job is still there');
-  t.equal(Number(job?.id), cutAt);
+  // (Its attempt count is not asserted: on a loaded machine an earlier attempt may have failed.)
+  t.equal(Number(job?.id), cutAt, 'its completion was lost: the job is still there');
 
   // An order placed during the outage (the API's own connection is direct, so it is accepted).
   const second = await app.inject({ method: 'POST', url: '/retest/', headers });
@@ -104,18 +105,19 @@ t.test('a job completion lost to a database outage: the runner starts a new work
   const secondRun: number = second.json().run_id;
   relay.restore();
 
-  const done = await until('the order placed after the outage is tested', 240_000, async () => {
+  const done = await until('the order placed after the outage is tested', 400_000, async () => {
     const run = await db.selectFrom('test_runs').select(['status', 'error']).where('id', '=', secondRun).executeTakeFirstOrThrow();
     return run.status === 'done' || run.status === 'failed' ? run : undefined;
   });
   t.same(done, { status: 'done', error: null }, 'the runner kept working: the later order is tested');
   t.ok(lines.some((l) => /a new worker pool .* runs/.test(l)), `a new worker pool was started (${lines.join(' | ')})`);
+  t.ok(lines.some((l) => /unlocked 1 job\(s\) of the ended worker pool/.test(l)), 'the job of the ended pool was unlocked at the restart (no wait for the heartbeat)');
   await until('the lost job runs again and completes', 60_000, async () => (await db.selectFrom('graphile_worker.jobs' as any).select('id' as any).execute()).length === 0);
 
   const results = await db.selectFrom('test_results').select(['run_id', 'type_of_test']).orderBy('run_id').orderBy('type_of_test').execute();
   t.same(results, [
-    { run_id: firstRun, type_of_test: 18 }, { run_id: firstRun, type_of_test: 30 },
-    { run_id: secondRun, type_of_test: 18 }, { run_id: secondRun, type_of_test: 30 },
+    { run_id: firstRun, type_of_test: 28 }, { run_id: firstRun, type_of_test: 100 },
+    { run_id: secondRun, type_of_test: 28 }, { run_id: secondRun, type_of_test: 100 },
   ], 'each run stored once, the re-run job stored nothing');
   t.same(await db.selectFrom('orders').select('status').orderBy('id').execute(), [{ status: 'done' }, { status: 'done' }]);
   const quota = await app.inject({ url: '/quota/', headers: { 'api-key': key, 'site-id': String(siteId) } });
