@@ -2,6 +2,7 @@
  * graphile-worker wiring: the task list, the crontab and the runner.
  */
 import { EventEmitter } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Logger, makeWorkerUtils, parseCrontab, run, runMigrations, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { Db } from '../core/db/database.js';
 import type { TargetGuard } from '../core/net/target-guard.js';
@@ -59,15 +60,16 @@ const RESTART_MIN_MS = 1_000;
 const RESTART_MAX_MS = 30_000;
 
 /**
- * Starts graphile-worker under supervision. graphile-worker (0.17) ends its whole worker pool when
- * it cannot record a job's completion or failure (a database outage at that moment: `completeJob`
- * retries only a few error codes), and nothing would start it again: the runner process would stay
- * up doing nothing. So whenever the pool ends without our asking, a new one is started after a
- * backoff (1 s doubling to 30 s, while the database is still away), and the reason is logged. The
- * ended pool's id is no longer announced by the heartbeat, so the job whose completion was lost is
- * unlocked as a dead runner's job would be and runs again; that run finds its results stored and
- * stores and charges nothing (executeRun, saveRunResults). The returned Runner stays valid across
- * restarts: `stop()` ends the current pool and the supervision, `promise` settles then.
+ * Starts graphile-worker under supervision. When graphile-worker (0.17) cannot record a job's
+ * completion or failure (the database is down at that moment), its batched completion, used here,
+ * ends the whole worker pool, and nothing would start it again: the runner process would stay up
+ * doing nothing. So whenever the pool ends without our asking, the reason is logged and a new pool
+ * is started (after 1 s, doubling to 30 s while the database is still away); the jobs the ended
+ * pool still held are then unlocked (the heartbeat stops announcing its id, so it would unlock them
+ * too, later). The job whose completion was lost runs again and finds its run stored: it stores
+ * and charges nothing (executeRun, saveRunResults; credits are charged when an order is placed).
+ * The returned Runner stays valid across restarts: `stop()` ends the current pool and the
+ * supervision, and `promise` settles then.
  */
 export async function startWorker(deps: WorkerDeps): Promise<Runner> {
   const logger = deps.logger ?? quietLogger();
@@ -117,7 +119,7 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
   const supervise = async (): Promise<void> => {
     for (;;) {
       const ended = await current.runner.promise.then(() => 'ended', (err: unknown) => `ended with ${err instanceof Error ? err.message : String(err)}`);
-      // The ended pool's jobs belong to nobody now: the heartbeat lets them be unlocked.
+      // The ended pool's jobs belong to nobody now: the heartbeat no longer announces it.
       if (current.poolId) workerIds.delete(current.poolId);
       if (stopping) return;
       log(`runner: the worker pool ${current.poolId ?? ''} ${ended} without being asked to stop (graphile-worker gives up when it cannot record a job's end, e.g. while the database is down); starting a new one`);
@@ -182,15 +184,7 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
   };
 }
 
+/** Waits `ms`, or less when `signal` aborts (never rejects). */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
+  return delay(ms, undefined, { signal }).catch(() => {});
 }

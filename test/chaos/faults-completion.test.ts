@@ -75,10 +75,15 @@ t.test('a job completion lost to a database outage: the runner starts a new work
   const firstRun: number = first.json().run_id;
 
   const lines: string[] = [];
+  const t0 = Date.now();
+  const at = (what: string) => t.comment(`${what} after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   const worker = await startWorker({
     db: runnerDb, connectionString: relayed.href, pool: testBrowserPool(), guard: new TargetGuard([new URL(site.url).origin]), registry,
     concurrency: 1, jobTimeoutMs: 120_000, schedule: false,
-    log: (line) => void lines.push(line),
+    log: (line) => {
+      lines.push(line);
+      at(line.slice(0, 60));
+    },
   });
   t.teardown(() => worker.stop());
   let cutAt: number | null = null;
@@ -87,6 +92,7 @@ t.test('a job completion lost to a database outage: the runner starts a new work
     if (cutAt === null && job.task_identifier === 'run_tests') {
       cutAt = Number(job.id);
       relay.cut();
+      at('job succeeded, database cut');
     }
   });
 
@@ -95,7 +101,8 @@ t.test('a job completion lost to a database outage: the runner starts a new work
   t.ok(cutAt !== null, 'the outage began as the job succeeded');
   const stored = await db.selectFrom('test_runs').select(['status']).where('id', '=', firstRun).executeTakeFirstOrThrow();
   t.equal(stored.status, 'done', 'the run was stored before the outage');
-  const job = await db.selectFrom('graphile_worker.jobs' as any).select(['id', 'attempts'] as any).executeTakeFirst() as { id: string; attempts: number } | undefined;
+  const job = await db.selectFrom('graphile_worker.jobs' as any).select(['id', 'attempts', 'last_error'] as any).executeTakeFirst() as { id: string; attempts: number; last_error: string | null } | undefined;
+  if (job?.last_error) t.comment(`an earlier attempt failed: ${job.last_error}`);
   // (Its attempt count is not asserted: on a loaded machine an earlier attempt may have failed.)
   t.equal(Number(job?.id), cutAt, 'its completion was lost: the job is still there');
 
@@ -104,11 +111,13 @@ t.test('a job completion lost to a database outage: the runner starts a new work
   t.equal(second.statusCode, 200, second.body);
   const secondRun: number = second.json().run_id;
   relay.restore();
+  at('database back');
 
   const done = await until('the order placed after the outage is tested', 400_000, async () => {
     const run = await db.selectFrom('test_runs').select(['status', 'error']).where('id', '=', secondRun).executeTakeFirstOrThrow();
     return run.status === 'done' || run.status === 'failed' ? run : undefined;
   });
+  at('later order tested');
   t.same(done, { status: 'done', error: null }, 'the runner kept working: the later order is tested');
   t.ok(lines.some((l) => /a new worker pool .* runs/.test(l)), `a new worker pool was started (${lines.join(' | ')})`);
   t.ok(lines.some((l) => /unlocked 1 job\(s\) of the ended worker pool/.test(l)), 'the job of the ended pool was unlocked at the restart (no wait for the heartbeat)');
