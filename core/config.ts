@@ -109,7 +109,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     http: {
       headersTimeoutMs: int(env.WEBPERF_HTTP_HEADERS_TIMEOUT_MS, 10_000, 'WEBPERF_HTTP_HEADERS_TIMEOUT_MS') || 10_000,
       requestTimeoutMs: int(env.WEBPERF_HTTP_REQUEST_TIMEOUT_MS, 30_000, 'WEBPERF_HTTP_REQUEST_TIMEOUT_MS') || 30_000,
-      keepAliveTimeoutMs: int(env.WEBPERF_HTTP_KEEP_ALIVE_TIMEOUT_MS, 5_000, 'WEBPERF_HTTP_KEEP_ALIVE_TIMEOUT_MS') || 5_000,
+      // Longer than the idle timeouts of the clients and proxies in front (AWS ALB 60 s, nginx's
+      // upstream keepalive 60 s, undici 4 s): the client, not the server, closes an idle connection,
+      // so a client never sends a request on a socket the server is closing (ECONNRESET, seen with
+      // 5 s while Lighthouse blocked the event loop). nginx itself keeps clients 75 s. Idle
+      // keep-alive sockets are not subject to the header and request timeouts (Node 20), so these
+      // stay short; see RELIABILITY.md.
+      keepAliveTimeoutMs: int(env.WEBPERF_HTTP_KEEP_ALIVE_TIMEOUT_MS, 75_000, 'WEBPERF_HTTP_KEEP_ALIVE_TIMEOUT_MS') || 75_000,
       idleTimeoutMs: int(env.WEBPERF_HTTP_IDLE_TIMEOUT_MS, 60_000, 'WEBPERF_HTTP_IDLE_TIMEOUT_MS'),
       maxRequestsPerSocket: int(env.WEBPERF_HTTP_MAX_REQUESTS_PER_SOCKET, 1_000, 'WEBPERF_HTTP_MAX_REQUESTS_PER_SOCKET'),
       checkIntervalMs: int(env.WEBPERF_HTTP_CHECK_INTERVAL_MS, 1_000, 'WEBPERF_HTTP_CHECK_INTERVAL_MS') || 1_000,

@@ -75,6 +75,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         heartbeatMs: config.heartbeatMs,
         staleAfterMs: config.staleAfterMs,
         crux: { apiKey: config.cruxApiKey, endpoint: config.cruxEndpoint },
+        log,
       });
       stops.push(() => worker!.stop());
     }

@@ -2,12 +2,14 @@
  * graphile-worker wiring: the task list, the crontab and the runner.
  */
 import { EventEmitter } from 'node:events';
-import { parseCrontab, run, type Logger, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
+import { setTimeout as delay } from 'node:timers/promises';
+import { makeWorkerUtils, parseCrontab, run, type Logger, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { Db } from '../core/db/database.js';
 import type { TargetGuard } from '../core/net/target-guard.js';
 import type { PluginRegistry } from '../core/registry.js';
 import type { BrowserPool } from './browser-pool.js';
 import { startHeartbeat } from './heartbeat.js';
+import { jobsLockedBy, restoreCrashedAttempts } from '../core/store/jobs.js';
 import { runTestsTask, type RunTestsDeps } from './tasks/run-tests.js';
 import { runAuditTask } from './tasks/run-audit.js';
 import { CRONTAB, scheduleFollowedSitesTask } from './tasks/schedule-followed-sites.js';
@@ -31,6 +33,8 @@ export interface WorkerDeps {
   /** Run the daily schedule too (one scheduler per installation is enough, more are harmless). */
   schedule?: boolean;
   logger?: Logger;
+  /** Where the supervision says why it starts a new worker pool (default: the logger's errors). */
+  log?: (line: string) => void;
   onStored?: RunTestsDeps['onStored'];
   /** CrUX settings for the audits' field data (none: the audits say it is not available). */
   crux?: { apiKey: string | null; endpoint: string };
@@ -45,25 +49,56 @@ export function taskList(deps: WorkerDeps): TaskList {
   };
 }
 
+/** First and longest wait before a worker pool that ended by itself is started again. */
+const RESTART_MIN_MS = 1_000;
+const RESTART_MAX_MS = 30_000;
+
+/**
+ * Starts graphile-worker under supervision. When graphile-worker (0.17) cannot record a job's
+ * completion or failure (the database is down at that moment), its batched completion, used here,
+ * ends the whole worker pool, and nothing would start it again: the runner process would stay up
+ * doing nothing. So whenever the pool ends without our asking, the reason is logged and a new pool
+ * is started (after 1 s, doubling to 30 s while the database is still away); the jobs the ended
+ * pool still held are then unlocked (the heartbeat stops announcing its id, so it would unlock them
+ * too, later). The job whose completion was lost runs again and finds its run stored: it stores
+ * and charges nothing (executeRun, saveRunResults; credits are charged when an order is placed).
+ * The returned Runner stays valid across restarts: `stop()` ends the current pool and the
+ * supervision, and `promise` settles then.
+ */
 export async function startWorker(deps: WorkerDeps): Promise<Runner> {
   const logger = deps.logger ?? quietLogger();
+  const log = deps.log ?? ((line: string) => logger.error(line));
   // The ids that jobs.locked_by may hold: graphile-worker 0.17 locks jobs with the worker pool's
   // id; the workers' own ids are announced too, should a version lock per worker again.
   const workerIds = new Set<string>();
   const events = new EventEmitter() as WorkerEvents;
-  events.on('pool:create', ({ workerPool }) => void workerIds.add(workerPool.id));
+  let createdPool: string | null = null;
+  events.on('pool:create', ({ workerPool }) => {
+    createdPool = workerPool.id;
+    workerIds.add(workerPool.id);
+  });
   events.on('worker:create', ({ worker }) => void workerIds.add(worker.workerId));
   events.on('worker:stop', ({ worker }) => void workerIds.delete(worker.workerId));
-  const runner = await run({
-    connectionString: deps.connectionString,
-    events,
-    concurrency: deps.concurrency,
-    noHandleSignals: true,
-    pollInterval: 1000,
-    taskList: taskList(deps),
-    parsedCronItems: deps.schedule === false ? [] : parseCrontab(CRONTAB),
-    logger,
-  });
+  const start = async () => {
+    createdPool = null;
+    const runner = await run({
+      connectionString: deps.connectionString,
+      events,
+      concurrency: deps.concurrency,
+      noHandleSignals: true,
+      pollInterval: 1000,
+      taskList: taskList(deps),
+      parsedCronItems: deps.schedule === false ? [] : parseCrontab(CRONTAB),
+      logger,
+      // Batched completion: without it (0.17.3) a completion that fails is a promise nobody awaits,
+      // an unhandled rejection that ends the process, and the job stays locked by a pool that
+      // lives on. Batched, the failure ends the pool instead, which the supervision below restarts.
+      preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
+    });
+    return { runner, poolId: createdPool as string | null };
+  };
+
+  let current = await start();
   const heartbeat = await startHeartbeat({
     db: deps.db,
     connectionString: deps.connectionString,
@@ -72,7 +107,78 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
     workerIds: () => [...workerIds],
     logger,
   });
+
+  let stopping = false;
+  const stopped = new AbortController();
+  const supervise = async (): Promise<void> => {
+    for (;;) {
+      const ended = await current.runner.promise.then(() => 'ended', (err: unknown) => `ended with ${err instanceof Error ? err.message : String(err)}`);
+      // The ended pool's jobs belong to nobody now: the heartbeat no longer announces it.
+      if (current.poolId) workerIds.delete(current.poolId);
+      if (stopping) return;
+      log(`runner: the worker pool ${current.poolId ?? ''} ${ended} without being asked to stop (graphile-worker gives up when it cannot record a job's end, e.g. while the database is down); starting a new one`);
+      for (let waitMs = RESTART_MIN_MS; ; waitMs = Math.min(waitMs * 2, RESTART_MAX_MS)) {
+        await sleep(waitMs, stopped.signal);
+        if (stopping) return;
+        try {
+          const ended = current.poolId;
+          current = await start();
+          log(`runner: a new worker pool ${current.poolId ?? ''} runs`);
+          if (ended) await releaseJobsOf(ended);
+          break;
+        } catch (err) {
+          log(`runner: could not start a new worker pool (${err instanceof Error ? err.message : String(err)}); trying again`);
+        }
+      }
+      // stop() came while the new pool was starting: it is stopped at once (the loop then returns).
+      if (stopping) await current.runner.stop().catch(() => {});
+    }
+  };
+  // The jobs the ended pool still holds (the one whose completion was lost) are unlocked at once,
+  // as the heartbeat would do for a dead runner after staleAfterMs; should this fail, it still will.
+  const releaseJobsOf = async (poolId: string) => {
+    try {
+      const jobs = await jobsLockedBy(deps.db, [poolId]);
+      if (jobs.length === 0) return;
+      const utils = await makeWorkerUtils({ connectionString: deps.connectionString, logger });
+      try {
+        await utils.forceUnlockWorkers([poolId]);
+      } finally {
+        await utils.release();
+      }
+      const restored = await restoreCrashedAttempts(deps.db, jobs);
+      log(`runner: unlocked ${jobs.length} job(s) of the ended worker pool ${poolId}` + (restored ? `; ${restored} got back the attempt it lost` : ''));
+    } catch (err) {
+      log(`runner: could not unlock the jobs of the ended worker pool ${poolId} (${err instanceof Error ? err.message : String(err)}); the heartbeat will`);
+    }
+  };
   // A runner stopped in an orderly way announces nothing more and leaves no heartbeat behind.
-  void runner.promise.finally(() => heartbeat.stop()).catch(() => {});
-  return runner;
+  const promise = supervise().finally(() => heartbeat.stop());
+  const stop = async (reason?: string) => {
+    if (!stopping) {
+      stopping = true;
+      stopped.abort();
+      await current.runner.stop(reason).catch(() => {});
+    }
+    await promise;
+  };
+  return {
+    stop,
+    kill: async (reason?: string) => {
+      stopping = true;
+      stopped.abort();
+      await current.runner.kill(reason);
+      await promise;
+    },
+    addJob: (...args) => current.runner.addJob(...args),
+    get promise() {
+      return promise;
+    },
+    events,
+  };
+}
+
+/** Waits `ms`, or less when `signal` aborts (never rejects). */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return delay(ms, undefined, { signal }).catch(() => {});
 }

@@ -7,7 +7,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable } from '../../core/db/database.js';
+import { databaseState, isDatabaseUnavailable } from '../../core/db/database.js';
 import { ErrorCodes, WebperfError, isWebperfError, type ErrorCode } from '../../core/errors.js';
 import { LANGS } from '../../core/i18n/langs.js';
 import { bodyError } from './body.js';
@@ -116,6 +116,8 @@ export function errorAnswer(caught: FastifyError | Error, request: FastifyReques
   // The database is down or restarting: a 503 the caller may retry, not a 500.
   if (!isWebperfError(err) && isDatabaseUnavailable(err)) {
     request.log.warn({ code: (err as { code?: unknown }).code }, 'database unavailable');
+    // /health learns of it at once (it answers 503 without waiting on the database meanwhile).
+    if (request.server.deps?.db) databaseState(request.server.deps.db).noteFailure(err);
     err = new WebperfError('DB_UNAVAILABLE');
   }
   if (isWebperfError(err)) {

@@ -4,6 +4,7 @@
 import { once } from 'node:events';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import YAML from 'yaml';
+import { databaseState } from '../../core/db/database.js';
 import { ping } from '../../core/store/sites.js';
 
 const HEALTH_SCHEMA = {
@@ -53,19 +54,36 @@ const meta: FastifyPluginAsync = async (app) => {
   app.get('/api/info', { schema: infoSchema }, info);
 
   const started = Date.now();
+  const state = databaseState(app.deps.db);
+  // One probe of the database at a time, shared by the checks that arrive meanwhile; only its
+  // answer clears the known-down state (so 200 is never answered while the database is down).
+  let probing: Promise<void> | null = null;
+  const probe = () => {
+    probing ??= ping(app.deps.db).then(
+      () => state.noteAnswer(),
+      (err: unknown) => {
+        state.noteFailure(err);
+        throw err;
+      },
+    ).finally(() => { probing = null; });
+    return probing;
+  };
   app.get('/health', {
-    schema: { tags: ['meta'], summary: 'Health of the API and its database', description: '200 when the database answers within 0.8 s, 503 otherwise (same body shape). Recovers by itself when the database is back.', response: { 200: HEALTH_SCHEMA, 503: HEALTH_SCHEMA } },
+    schema: { tags: ['meta'], summary: 'Health of the API and its database', description: '200 when the database answers within 0.8 s, 503 otherwise (same body shape); 503 at once while the database is known to be down and already being probed. Recovers by itself when the database is back.', response: { 200: HEALTH_SCHEMA, 503: HEALTH_SCHEMA } },
   }, async (_request, reply) => {
     const t0 = Date.now();
     const base = { version: app.deps.version, uptime_s: Math.floor((Date.now() - started) / 1000), timestamp: new Date().toISOString() };
+    const unavailable = (error: string) => reply.status(503).send({ status: 'unavailable', ...base, database: { status: 'unavailable', error } });
+    // Known to be down (a connection failed since the database last answered) and already being
+    // asked: 503 at once, without queueing behind the pending probe or opening another connection.
+    if (state.downSince !== null && probing) return unavailable('the database does not respond');
     try {
       // The query itself cannot be cancelled; the answer stops waiting for it after the limit.
       const signal = AbortSignal.timeout(HEALTH_TIMEOUT_MS);
-      await Promise.race([ping(app.deps.db), once(signal, 'abort').then(() => Promise.reject(signal.reason))]);
+      await Promise.race([probe(), once(signal, 'abort').then(() => Promise.reject(signal.reason))]);
       return { status: 'ok', ...base, database: { status: 'ok', latency_ms: Date.now() - t0 } };
     } catch (err) {
-      const message = err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${HEALTH_TIMEOUT_MS} ms` : 'the database does not respond';
-      return reply.status(503).send({ status: 'unavailable', ...base, database: { status: 'unavailable', error: message } });
+      return unavailable(err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${HEALTH_TIMEOUT_MS} ms` : 'the database does not respond');
     }
   });
 

@@ -20,9 +20,9 @@ const scenario: ChaosScenario = {
   budgetMs: 10 * 60_000,
   async run({ log }) {
     const limits = loadConfig({}).http;
-    // The longest a slow connection may legitimately live: the request limit, or the idle limit,
-    // plus one check interval and a margin for a loaded machine.
-    const cutOffMs = Math.max(limits.requestTimeoutMs, limits.idleTimeoutMs) + limits.checkIntervalMs + 10_000;
+    // The longest a slow connection may legitimately live: the request limit, the idle limit or
+    // the keep-alive limit, plus one check interval and a margin for a loaded machine.
+    const cutOffMs = Math.max(limits.requestTimeoutMs, limits.idleTimeoutMs, limits.keepAliveTimeoutMs) + limits.checkIntervalMs + 10_000;
     const database = await startScratchDatabase();
     try {
       const r = await runSlowClients({ databaseUrl: database.url, slowCount: SLOW, normalRequests: NORMAL, intervalMs: 1_000, giveUpMs: cutOffMs, log });

@@ -21,13 +21,58 @@ export function createDb(connectionString: string, options: { max?: number } = {
     // A dead server must not hang a health check forever.
     query_timeout: 30_000,
   });
-  // An idle client losing its server (database restarted) must not crash the process.
-  pool.on('error', () => {});
+  const state = new DatabaseState();
+  // An idle client losing its server (database killed or restarted) must not crash the process;
+  // it is the first sign that the database is gone, noted for /health.
+  pool.on('error', (err) => state.noteFailure(err));
   // A client checked out when the server dies (a transaction mid-way) emits 'error' too; unheard,
   // that would crash the process. Its query rejects anyway, which is where the failure is handled.
-  pool.on('connect', (client) => void client.on('error', () => {}));
+  pool.on('connect', (client) => void client.on('error', (err) => state.noteFailure(err)));
   // cursor: lets large reads (the agency CSV) stream with `.stream()` instead of loading every row.
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
+  states.set(db, state);
+  return db;
+}
+
+/**
+ * What this process last learnt about its database: whether a connection-level failure was seen
+ * since the database last answered. Lets /health answer 503 at once while the database is known to
+ * be down, instead of waiting on a connection attempt (slow on a loaded machine). Only a successful
+ * query (`noteAnswer`) clears it, so the state never says "up" while the database is down.
+ */
+export class DatabaseState {
+  #downSince: number | null = null;
+  #lastError: string | null = null;
+
+  /** When a connection-level failure was first seen since the last answer; null when none was. */
+  get downSince(): number | null {
+    return this.#downSince;
+  }
+
+  get lastError(): string | null {
+    return this.#lastError;
+  }
+
+  /** Notes `err` when it says the database cannot be reached (other errors are the query's own). */
+  noteFailure(err: unknown): void {
+    if (!isDatabaseUnavailable(err)) return;
+    this.#downSince ??= Date.now();
+    this.#lastError = err instanceof Error ? err.message : String(err);
+  }
+
+  noteAnswer(): void {
+    this.#downSince = null;
+    this.#lastError = null;
+  }
+}
+
+const states = new WeakMap<Db, DatabaseState>();
+
+/** The state of `db`'s database (one per createDb; a Db made elsewhere gets one on first use). */
+export function databaseState(db: Db): DatabaseState {
+  let state = states.get(db);
+  if (!state) states.set(db, (state = new DatabaseState()));
+  return state;
 }
 
 // Connection-level failures: the server is down, restarting or unreachable. SQLSTATE class 08
