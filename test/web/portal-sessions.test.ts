@@ -9,6 +9,8 @@ import t from 'tap';
 import { finishAudit, placeAudit } from '../../core/store/audits.js';
 import { issuePasswordToken } from '../../core/store/users.js';
 import { SIGN_IN_PER_MINUTE } from '../../api/web/portal/common.js';
+import { buildApp } from '../../api/app.js';
+import { parseTrustProxy } from '../../core/config.js';
 import { buildTestApi } from '../helpers/api.js';
 import { portalUser, premiumSite } from '../helpers/portal.js';
 
@@ -63,6 +65,39 @@ t.test('portal sessions', async (t) => {
     t.equal(home.statusCode, 200);
     t.match(home.body, 'Signed in as sam@example.org');
     t.equal(home.headers['cache-control'], 'private, no-store');
+  });
+
+  await t.test('behind an https proxy (WEBPERF_TRUST_PROXY) the cookie is Secure; without trust a forged header changes nothing', async (t) => {
+    t.strictSame(
+      ['', 'false', 'true', '2', '127.0.0.1, 10.0.0.0/8,::1'].map(parseTrustProxy),
+      [false, false, true, 2, ['127.0.0.1', '10.0.0.0/8', '::1']],
+    );
+    t.throws(() => parseTrustProxy('proxy.example'), /WEBPERF_TRUST_PROXY/);
+    t.throws(() => parseTrustProxy('10.0.0.0/33'), /WEBPERF_TRUST_PROXY/);
+    // The same service over the same database, trusting the proxy on loopback.
+    const proxied = await buildApp({ db, config: { ...api.config, trustProxy: parseTrustProxy('127.0.0.1') }, registry: api.registry, version: '1.0.0', databaseUrl: api.url });
+    t.teardown(() => proxied.close());
+    const signInVia = async (app: FastifyInstance, remoteAddress: string, forwarded: Record<string, string>) => {
+      const headers = { accept: 'text/html', 'accept-language': 'en', ...forwarded };
+      const form = await app.inject({ method: 'GET', url: '/portal/sign-in', remoteAddress, headers });
+      const cookie = form.cookies.find((k) => k.name === 'webperf_session')!;
+      const res = await app.inject({
+        method: 'POST',
+        url: '/portal/sign-in',
+        remoteAddress,
+        headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded', cookie: `webperf_session=${cookie.value}` },
+        payload: new URLSearchParams({ _csrf: /name="_csrf" value="([^"]+)"/.exec(form.body)![1], email: 'sam@example.org', password: 'first password' }).toString(),
+      });
+      t.equal(res.statusCode, 303, `signed in from ${remoteAddress}`);
+      return [form, res].map((r) => r.cookies.find((k) => k.name === 'webperf_session')?.secure ?? false);
+    };
+    const https = { 'x-forwarded-proto': 'https' };
+    t.strictSame(await signInVia(proxied, '127.0.0.1', https), [true, true], 'from the trusted proxy saying https: Secure');
+    t.strictSame(await signInVia(proxied, '127.0.0.1', {}), [false, false], 'from the proxy over plain http: not Secure');
+    t.strictSame(await signInVia(proxied, '192.0.2.9', https), [false, false], 'a forged header from an untrusted address: not Secure');
+    t.strictSame(await signInVia(app, '127.0.0.1', https), [false, false], 'without WEBPERF_TRUST_PROXY a forged header changes nothing');
+    const lang = await proxied.inject({ method: 'GET', url: '/lang/en?next=/', headers: https });
+    t.equal(lang.cookies.find((k) => k.name === 'lang')?.secure, true, 'the language cookie follows the same rule');
   });
 
   await t.test('signing out ends the session on the server', async (t) => {

@@ -4,7 +4,7 @@
  *
  * - Sessions: @fastify/session over PostgreSQL (session-store.ts), cookie HttpOnly, SameSite=Lax,
  *   Secure when the request came over https (`secure: 'auto'` follows request.protocol, which
- *   honours X-Forwarded-Proto only from a trusted proxy).
+ *   honours X-Forwarded-Proto only from a proxy the operator trusts: WEBPERF_TRUST_PROXY).
  * - CSRF: @fastify/csrf-protection (secret in the session) checked on every POST of the portal;
  *   every form carries `_csrf`. A POST without a valid token: 403 CSRF_INVALID.
  * - Every action calls the same core functions as the API route beside it (orders, credits,
