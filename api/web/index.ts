@@ -6,7 +6,7 @@
  * Interface for other page groups: api/web/README.md.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { constants as zlib } from 'node:zlib';
@@ -75,8 +75,10 @@ export default fp(async (app: FastifyInstance) => {
     // Templates are compiled once and kept (a page costs its data, not a re-read of its file).
     production: true,
   });
-  const css = readFileSync(path.join(STATIC_DIR, 'site.css'));
-  const assetVersion = createHash('sha256').update(css).digest('hex').slice(0, 10);
+  // One version over every static file (stylesheets and the portal's script), so that a change to any is fetched at once.
+  const hash = createHash('sha256');
+  for (const name of readdirSync(STATIC_DIR).sort()) hash.update(name).update(readFileSync(path.join(STATIC_DIR, name)));
+  const assetVersion = hash.digest('hex').slice(0, 10);
   // Looked up once, after every route exists: the sign-in link shows only when a portal serves it.
   let signIn: string | null | undefined;
   const signInPath = () => (signIn ??= app.hasRoute({ method: 'GET', url: SIGN_IN_PATH }) ? SIGN_IN_PATH : null);
