@@ -2,6 +2,7 @@
  * buildApp: the Fastify application. HTTP only: routes call core; no SQL here.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { TrustProxy } from '../core/config.js';
 import type { ApiDeps } from './context.js';
 import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js';
 import auth from './plugins/auth.js';
@@ -27,7 +28,9 @@ export async function buildApp(deps: ApiDeps, options: { logger?: boolean | { st
   const app = Fastify({
     logger: options.logger === true ? logging : options.logger ? { ...logging, stream: options.logger.stream } : false,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false } },
-    trustProxy: false,
+    // Behind an https reverse proxy the operator trusts it (WEBPERF_TRUST_PROXY), so that
+    // request.protocol is https and the portal's session cookie is Secure; by default no one is.
+    trustProxy: trustProxyOption(deps.config.trustProxy),
     clientErrorHandler,
     frameworkErrors,
     // Slow, idle and abusive clients are cut off (config.http); Node checks the header and
@@ -68,6 +71,11 @@ export async function buildApp(deps: ApiDeps, options: { logger?: boolean | { st
   // Pages for people: the public dashboard (and the portal), served by the same process.
   await app.register(web);
   return app;
+}
+
+/** Fastify takes a hop count at run time but types only a function for it. */
+function trustProxyOption(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
 }
 
 /** Logs a request without its query string's api-key or password-link token. */

@@ -2,6 +2,7 @@
  * Configuration, read and validated once at start-up from the environment, then passed down.
  */
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -42,7 +43,17 @@ export interface Config {
   cruxEndpoint: string;
   /** Limits of the HTTP server against slow, idle and abusive clients. */
   http: HttpLimits;
+  /**
+   * Which reverse proxies' X-Forwarded-* headers are believed (Fastify's `trustProxy`): false
+   * (none, the default: a forged header changes nothing), true (every hop), a number of hops, or
+   * the proxies' addresses and CIDRs. It decides `request.protocol` (the portal's Secure cookie),
+   * `request.ip` (rate limits) and `request.host`.
+   */
+  trustProxy: TrustProxy;
 }
+
+/** Fastify's `trustProxy`, as the operator may set it (WEBPERF_TRUST_PROXY). */
+export type TrustProxy = boolean | number | string[];
 
 /**
  * Limits of the HTTP server (Node's http server, set through Fastify): a client that trickles its
@@ -81,6 +92,27 @@ function int(value: string | undefined, fallback: number, name: string): number 
   return n;
 }
 
+/**
+ * WEBPERF_TRUST_PROXY: empty, "false" or "0": trust no proxy; "true": every hop; a positive
+ * integer: that many hops; else the proxies' IP addresses or CIDRs, comma-separated.
+ */
+export function parseTrustProxy(value: string | undefined): TrustProxy {
+  const v = (value ?? '').trim();
+  if (v === '' || v === 'false' || v === '0') return false;
+  if (v === 'true') return true;
+  if (/^\d+$/.test(v)) return Number(v);
+  const entries = list(v);
+  for (const entry of entries) {
+    const [address, bits, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const maxBits = family === 6 ? 128 : 32;
+    if (family === 0 || rest.length > 0 || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
+      throw new Error(`WEBPERF_TRUST_PROXY must be true, false, a number of hops or IP addresses/CIDRs, got "${entry}"`);
+    }
+  }
+  return entries;
+}
+
 function list(value: string | undefined): string[] {
   return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 }
@@ -106,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     rateLimitPerMinute: int(env.WEBPERF_RATE_LIMIT, 120, 'WEBPERF_RATE_LIMIT'),
     cruxApiKey: env.WEBPERF_CRUX_API_KEY || null,
     cruxEndpoint: env.WEBPERF_CRUX_ENDPOINT || CRUX_ENDPOINT,
+    trustProxy: parseTrustProxy(env.WEBPERF_TRUST_PROXY),
     http: {
       headersTimeoutMs: int(env.WEBPERF_HTTP_HEADERS_TIMEOUT_MS, 10_000, 'WEBPERF_HTTP_HEADERS_TIMEOUT_MS') || 10_000,
       requestTimeoutMs: int(env.WEBPERF_HTTP_REQUEST_TIMEOUT_MS, 30_000, 'WEBPERF_HTTP_REQUEST_TIMEOUT_MS') || 30_000,

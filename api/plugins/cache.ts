@@ -7,6 +7,9 @@
  * - `responses`: serialised answers of /stats/{siteId}, /stats_per_month/{siteId} (tag
  *   `site:<id>`) and /categories/ (tag `categories`) with their ETags. They hold data only:
  *   every request is still authorised against its (cached) key.
+ * - `pages`: rendered public pages for people (the dashboard: api/web/page-cache.ts), per address
+ *   and language, tagged `site:<id>` (a website's page) or `dashboard` (the start page, which
+ *   lists every public-sector website). Any site event drops `dashboard` too.
  *
  * Invalidation: writers send `pg_notify('webperf_cache', …)` in their transaction
  * (core/store/notify.ts); a dedicated connection LISTENs and drops the entries named as each
@@ -31,12 +34,26 @@ export interface CachedResponse {
   etag: string;
 }
 
+/** A rendered page: its HTML, language and entity tag, and its compressed forms once asked for. */
+export interface CachedPage {
+  html: string;
+  lang: string;
+  etag: string;
+  encoded: Partial<Record<'br' | 'gzip', Buffer>>;
+}
+
+/** Tag of the dashboard's start page (every public-sector website's latest scores). */
+export const DASHBOARD_TAG = 'dashboard';
+
 /** Sizes and lifetimes of the caches. */
 export interface CacheOptions {
   keyEntries?: number;
   responseEntries?: number;
   /** Most characters of cached bodies held in total. */
   responseChars?: number;
+  pageEntries?: number;
+  /** Most bytes of rendered pages (HTML and compressed forms) held in total. */
+  pageBytes?: number;
   ttlMs?: number;
   /** Checks the LISTEN connection this often; a dead one is replaced. */
   heartbeatMs?: number;
@@ -49,6 +66,9 @@ const DEFAULTS: Required<CacheOptions> = {
   keyEntries: 10_000,
   responseEntries: 20_000,
   responseChars: 64 * 1024 * 1024,
+  // The dashboard: 310 websites and a few dozen start-page queries, in two languages.
+  pageEntries: 5_000,
+  pageBytes: 64 * 1024 * 1024,
   ttlMs: 60_000,
   heartbeatMs: 10_000,
 };
@@ -57,6 +77,7 @@ const DEFAULTS: Required<CacheOptions> = {
 export class ResultsCache {
   readonly keys: LruCache<ResolvedKey>;
   readonly responses: LruCache<CachedResponse>;
+  readonly pages: LruCache<CachedPage>;
   /** 'event' (CacheEvent, or null for "drop everything") once applied; 'live' (boolean). */
   readonly events = new EventEmitter();
 
@@ -64,6 +85,9 @@ export class ResultsCache {
     const o = { ...DEFAULTS, ...options };
     this.keys = new LruCache({ max: o.keyEntries, ttlMs: o.ttlMs });
     this.responses = new LruCache({ max: o.responseEntries, ttlMs: o.ttlMs, maxWeight: o.responseChars, weigh: (r) => r.body.length });
+    // Compressed forms are added to an entry after it is stored: its weight counts them up front
+    // (HTML in UTF-8 plus about a third of it for the two compressed forms).
+    this.pages = new LruCache({ max: o.pageEntries, ttlMs: o.ttlMs, maxWeight: o.pageBytes, weigh: (p) => Math.ceil(Buffer.byteLength(p.html) * 1.34) });
     this.setLive(false);
   }
 
@@ -73,7 +97,7 @@ export class ResultsCache {
   }
 
   setLive(live: boolean): void {
-    for (const cache of [this.keys, this.responses]) {
+    for (const cache of [this.keys, this.responses, this.pages]) {
       if (live) cache.resume();
       else cache.suspend();
     }
@@ -85,9 +109,15 @@ export class ResultsCache {
     if (event === null) {
       this.keys.clear();
       this.responses.clear();
+      this.pages.clear();
     } else {
       if (event.key !== undefined) this.keys.invalidateTag(`key:${event.key}`);
-      if (event.site !== undefined) this.responses.invalidateTag(`site:${event.site}`);
+      if (event.site !== undefined) {
+        this.responses.invalidateTag(`site:${event.site}`);
+        this.pages.invalidateTag(`site:${event.site}`);
+        this.pages.invalidateTag(DASHBOARD_TAG);
+      }
+      if (event.sites) this.pages.invalidateTag(DASHBOARD_TAG);
       if (event.categories) this.responses.invalidateTag('categories');
     }
     this.events.emit('event', event);

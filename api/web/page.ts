@@ -39,10 +39,18 @@ export interface PageContext extends Formatters {
   assetVersion: string;
 }
 
+/** A page rendered in the layout, not yet sent. */
+export interface RenderedPage {
+  html: string;
+  lang: PageLang;
+}
+
 declare module 'fastify' {
   interface FastifyReply {
     /** Renders `view` (path under api/web/views, without .eta) in the layout and sends it as HTML. */
     page(view: string, data: PageData): Promise<FastifyReply>;
+    /** Renders `view` in the layout as `page` does, without sending it (for the page cache). */
+    renderPage(view: string, data: PageData): Promise<RenderedPage>;
   }
 }
 
@@ -69,15 +77,21 @@ export function pageContext(request: FastifyRequest, options: PageOptions, lang:
   };
 }
 
+/** `reply.renderPage` and `reply.page`. */
 export function pageRenderer(options: PageOptions) {
-  return async function page(this: FastifyReply, view: string, data: PageData): Promise<FastifyReply> {
+  async function renderPage(this: FastifyReply, view: string, data: PageData): Promise<RenderedPage> {
     const context = pageContext(this.request, options);
     const locals = (this as FastifyReply & { locals?: Record<string, unknown> }).locals ?? {};
     const html = await this.viewAsync(`${view}.eta`, { user: null, csrfToken: null, ...locals, ...data, ...context });
+    return { html, lang: context.lang };
+  }
+  async function page(this: FastifyReply, view: string, data: PageData): Promise<FastifyReply> {
+    const { html, lang } = await renderPage.call(this, view, data);
     return this
       .header('content-type', 'text/html; charset=utf-8')
-      .header('content-language', context.lang)
+      .header('content-language', lang)
       .header('vary', 'accept-language, cookie')
       .send(html);
-  };
+  }
+  return { renderPage, page };
 }

@@ -92,6 +92,8 @@ export async function updateCatalogSite(db: Db, id: number, changes: CatalogSite
     }
     return true;
   });
+  // Its record changed: cached pages showing it (the dashboard) are dropped.
+  if (found && Object.keys(changes).length) await publishCacheEvent(db, { site: id });
   // The site may have left categories: recompute every category's averages.
   if (found && categoryIds !== null) {
     await refreshCategoryScores(db, null);

@@ -18,11 +18,13 @@ export const CACHE_CHANNEL = 'webperf_cache';
 
 /**
  * What changed. `key`: an api key's validity or sites; `site`: a site's public results and
- * monthly scores; `categories`: the category list or averages. Several may be set at once.
+ * monthly scores, or its record; `sites`: the list of sites (sites added); `categories`: the
+ * category list or averages. Several may be set at once.
  */
 export interface CacheEvent {
   key?: number;
   site?: number;
+  sites?: boolean;
   categories?: boolean;
 }
 
@@ -85,10 +87,12 @@ export function parseCacheEvent(payload: string | undefined): CacheEvent | null 
   if (o.key !== undefined && !id(o.key)) return null;
   if (o.site !== undefined && !id(o.site)) return null;
   if (o.categories !== undefined && typeof o.categories !== 'boolean') return null;
-  if (o.key === undefined && o.site === undefined && o.categories !== true) return null;
+  if (o.sites !== undefined && typeof o.sites !== 'boolean') return null;
+  if (o.key === undefined && o.site === undefined && o.categories !== true && o.sites !== true) return null;
   const event: CacheEvent = {};
   if (o.key !== undefined) event.key = o.key as number;
   if (o.site !== undefined) event.site = o.site as number;
+  if (o.sites === true) event.sites = true;
   if (o.categories === true) event.categories = true;
   return event;
 }

@@ -7,6 +7,7 @@ import { parseString } from '@fast-csv/parse';
 import { sql } from 'kysely';
 import { PROJECT_ROOT } from '../config.js';
 import type { Db } from '../db/database.js';
+import { publishCacheEvent } from './notify.js';
 
 export const PUBLIC_SECTOR_CSV = path.join(PROJECT_ROOT, 'core', 'data', 'public-sector.csv');
 
@@ -61,6 +62,8 @@ export async function importPublicSector(db: Db, file?: string): Promise<number>
         on conflict do nothing`.execute(trx);
     }
   });
+  // New public-sector websites: the dashboard's cached start page is dropped.
+  if (added > 0) await publishCacheEvent(db, { sites: true });
   return added;
 }
 

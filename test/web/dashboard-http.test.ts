@@ -1,11 +1,18 @@
 /**
  * The dashboard over HTTP (app.inject on the real app and database): language choice, security
  * headers, refusals with the catalogue's codes, the downloads parsed back and compared with the
- * stored summaries, and that customers' sites and private tests never appear.
+ * stored summaries, that customers' sites and private tests never appear, and the page cache
+ * (kept pages, ETag/304, compressed forms, dropped as results land, also in a second process).
  */
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { parseString } from '@fast-csv/parse';
 import t from 'tap';
+import { buildApp } from '../../api/app.js';
+import { createDb } from '../../core/db/database.js';
+import { updateCatalogSite } from '../../core/store/catalog-admin.js';
+import { publishCacheEvent, type CacheEvent } from '../../core/store/notify.js';
 import { buildTestApi } from '../helpers/api.js';
+import { outcome, seedRun } from '../helpers/seed.js';
 import { CUSTOMER_TITLE, XSS_TITLE, seedDashboard } from '../helpers/dashboard.js';
 
 const api = await buildTestApi(t);
@@ -161,3 +168,97 @@ t.test('JSON download: the page\'s query (filter, search, order) with licence an
   const unrated = body.data.slice(rated.length).map((d: any) => d.title);
   t.same(unrated, [...unrated].sort(new Intl.Collator('sv').compare), 'the unrated by name, Swedish order');
 });
+
+t.test('pages are kept rendered until what they show changes: ETag and 304, compressed forms, dropped in this and another process', async (t) => {
+  // A second instance over the same database stands for a second API process: it learns of
+  // writes made through the first one's Db only by LISTEN.
+  const db2 = createDb(api.url, { max: 2 });
+  const app2 = await buildApp({ db: db2, config: api.config, registry: api.registry, version: '1.0.0', databaseUrl: api.url });
+  t.teardown(async () => {
+    await app2.close();
+    await db2.destroy();
+  });
+  const ale = data.rated['Ale kommun'];
+  const gotland = data.rated['Region Gotland'];
+  const get = (instance: typeof app, url: string, headers: Record<string, string> = {}) => instance.inject({ url, headers: { ...HTML, 'accept-language': 'en', ...headers } });
+
+  const first = await get(app, `/site/${ale}`);
+  t.equal(first.statusCode, 200);
+  const etag = String(first.headers.etag);
+  t.match(etag, /^W\/"[A-Za-z0-9_-]{27}"$/, 'a weak ETag');
+  t.equal(first.headers['cache-control'], 'no-cache');
+  t.equal(first.headers.vary, 'accept-language, cookie, accept-encoding');
+  t.equal(first.headers['content-language'], 'en');
+  t.ok(app.resultsCache.pages.get(`en\0/site/${ale}`), 'kept under its address and language');
+  const again = await get(app, `/site/${ale}`);
+  t.strictSame([again.headers.etag, again.body], [etag, first.body], 'the same page again');
+  const sv = await get(app, `/site/${ale}`, { 'accept-language': 'sv' });
+  t.not(sv.headers.etag, etag, 'each language its own page');
+  t.equal(sv.headers['content-language'], 'sv');
+  const notModified = await get(app, `/site/${ale}`, { 'if-none-match': etag });
+  t.equal(notModified.statusCode, 304);
+  t.equal(notModified.body, '');
+  const br = await get(app, `/site/${ale}`, { 'accept-encoding': 'gzip, deflate, br' });
+  t.equal(br.headers['content-encoding'], 'br');
+  t.equal(brotliDecompressSync(br.rawPayload).toString(), first.body, 'brotli: the same page');
+  const gz = await get(app, `/site/${ale}`, { 'accept-encoding': 'gzip' });
+  t.equal(gz.headers['content-encoding'], 'gzip');
+  t.equal(gunzipSync(gz.rawPayload).toString(), first.body, 'gzip: the same page');
+  t.strictSame([br.headers.etag, gz.headers.etag], [etag, etag], 'one weak tag for every coding');
+
+  // Both processes hold the start page and both site pages.
+  const before = new Map<string, string>();
+  for (const instance of [app, app2]) {
+    for (const url of ['/', `/site/${ale}`, `/site/${gotland}`]) {
+      const res = await get(instance, url);
+      t.equal(res.statusCode, 200);
+      if (instance === app2) t.equal(res.body, before.get(url), `${url}: the other process renders the same page`);
+      else before.set(url, res.body);
+    }
+  }
+  t.notMatch(before.get('/')!, '2026-11-20');
+
+  // New results for Ale land (the runner's saveRunResults) through the first process's Db.
+  const heard = applied(app2, (e) => e?.site === ale);
+  const fresh = outcome(2, 4.75, { a11y: 4.75, pagespeed: 4.75 });
+  fresh.reports.en.overall = 'Fresh report after the new run';
+  await seedRun(db, ale, { url: `https://example.invalid/${ale}`, testDate: new Date('2026-11-20T10:00:00Z'), outcomes: [fresh] });
+  await heard;
+  for (const instance of [app, app2]) {
+    const site = await get(instance, `/site/${ale}`);
+    t.match(site.body, 'Fresh report after the new run', 'the site page shows the new result');
+    t.not(site.headers.etag, etag);
+    const start = await get(instance, '/');
+    t.match(start.body, new RegExp(`<tr data-id="${ale}">[^]*?<td>2026-11-20</td>`), 'the start page shows its new test date');
+    t.equal((await get(instance, `/site/${gotland}`)).body, before.get(`/site/${gotland}`), 'another website\'s page is kept');
+  }
+  t.equal((await get(app, `/site/${ale}`, { 'if-none-match': etag })).statusCode, 200, 'the old tag no longer matches');
+
+  // The record changes (the operator's catalogue command): its page shows the new address.
+  const heardUrl = applied(app2, (e) => e?.site === gotland);
+  t.equal(await updateCatalogSite(db, gotland, { url: 'https://gotland.example/' }, null), true);
+  await heardUrl;
+  for (const instance of [app, app2]) t.match((await get(instance, `/site/${gotland}`)).body, 'href="https://gotland.example/"');
+  // Sites added to the list: the start page is rendered again, website pages are kept.
+  const kept = String((await get(app2, `/site/${ale}`)).headers.etag);
+  const heardSites = applied(app2, (e) => e?.sites === true);
+  await publishCacheEvent(db, { sites: true });
+  await heardSites;
+  t.notOk(app2.resultsCache.pages.get('en\0/'), 'the start page was dropped');
+  t.equal((await get(app2, `/site/${ale}`)).headers.etag, kept, 'a website page was kept');
+  t.equal((await get(app2, '/')).statusCode, 200);
+});
+
+/** Resolves when `instance` has applied a cache event matching `match` (subscribe before acting). */
+function applied(instance: typeof app, match: (e: CacheEvent | null) => boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const events = instance.resultsCache.events;
+    const timer = setTimeout(() => reject(new Error('no cache event within 10 s')), 10_000);
+    events.on('event', function on(e: CacheEvent | null) {
+      if (!match(e)) return;
+      clearTimeout(timer);
+      events.off('event', on);
+      resolve();
+    });
+  });
+}

@@ -8,10 +8,12 @@
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { AxePuppeteer } from '@axe-core/puppeteer';
 import t from 'tap';
 import { Webhook } from 'standardwebhooks';
 import { analyticsCsvColumns } from '../../core/analytics-csv.js';
 import type { Db } from '../../core/db/database.js';
+import { AXE_RUN_OPTIONS, loadAxe } from '../../core/gather/axe.js';
 import { LOCK_MINUTES, MAX_FAILED_SIGN_INS } from '../../core/store/users.js';
 import { operatorCommand } from '../../runners/operator-cli.js';
 import { startStaticSite } from '../../runners/static-site.js';
@@ -132,6 +134,10 @@ t.test('the premium portal', async (t) => {
     t.equal(await text(page, '[data-flash]'), `Order ${order.id} is placed (1 credits).`);
     t.equal(await text(page, '[data-quota] [data-field="available"]'), '99');
     orderId = order.id;
+    // The order is open: the page loads its live-status script and stays open until part 2.
+    t.equal(await page.$eval(`tr[data-order-id="${orderId}"] [data-status]`, (e) => e.getAttribute('data-status')), 'queued');
+    t.equal(await page.$$eval('script[src^="/static/order-status.js?v="]', (s) => s.length), 1, 'the live-status script is loaded');
+    await page.evaluate(() => void ((window as unknown as { sameDocument: boolean }).sameDocument = true));
     const run = await db.selectFrom('test_runs').select('id').where('order_id', '=', order.id).executeTakeFirstOrThrow();
     runDone = waitForRun(db, Number(run.id));
     runDone.catch(() => {});
@@ -211,7 +217,16 @@ t.test('the premium portal', async (t) => {
   await t.test('journey, part 2: the result appears → webhook test event → revoke → 401', async (t) => {
     const run = await db.selectFrom('test_runs').select('id').where('order_id', '=', orderId).executeTakeFirstOrThrow();
     t.strictSame(await runDone, { status: 'done', error: null }, 'the real runner tested the fixture site');
+    // Live order status: the page left open in part 1 shows the order done without a reload, and its status region says so.
+    const status = `tr[data-order-id="${orderId}"] [data-status]`;
+    await page.waitForFunction((sel) => document.querySelector(sel)?.getAttribute('data-status') === 'done', { timeout: 30_000 }, status);
+    t.equal(await text(page, status), 'Done', 'the status changed in place');
+    t.equal(await text(page, '[role="status"][data-live="orders"]'), `Order ${orderId} is done. Reload the page to see its results.`, 'announced politely');
+    t.equal(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, 'the same document: no reload');
+    const axe = await new AxePuppeteer(page as any, await loadAxe()).options(AXE_RUN_OPTIONS as any).analyze();
+    t.strictSame(axe.violations.map((v) => v.id), [], 'axe: no violation on the page with its live region filled');
     await page.goto(`${base}/portal/sites/${siteId}`);
+    t.equal(await page.$('script[src^="/static/order-status.js"]'), null, 'no script once no order is open');
     t.equal(await text(page, `tr[data-order-id="${orderId}"] [data-status]`), 'Done', 'the order history shows it done');
     const rating = await page.$eval('section[data-type-of-test="30"] [data-rating]', (e) => Number(e.getAttribute('data-rating')));
     const result = await db.selectFrom('test_results').select('rating').where('run_id', '=', run.id).where('type_of_test', '=', 30).executeTakeFirstOrThrow();

@@ -8,7 +8,11 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import t from 'tap';
 import { finishAudit, placeAudit } from '../../core/store/audits.js';
 import { issuePasswordToken } from '../../core/store/users.js';
+import { placeOrder } from '../../core/store/orders.js';
+import { markRun } from '../../core/store/runs.js';
 import { SIGN_IN_PER_MINUTE } from '../../api/web/portal/common.js';
+import { buildApp } from '../../api/app.js';
+import { parseTrustProxy } from '../../core/config.js';
 import { buildTestApi } from '../helpers/api.js';
 import { portalUser, premiumSite } from '../helpers/portal.js';
 
@@ -63,6 +67,39 @@ t.test('portal sessions', async (t) => {
     t.equal(home.statusCode, 200);
     t.match(home.body, 'Signed in as sam@example.org');
     t.equal(home.headers['cache-control'], 'private, no-store');
+  });
+
+  await t.test('behind an https proxy (WEBPERF_TRUST_PROXY) the cookie is Secure; without trust a forged header changes nothing', async (t) => {
+    t.strictSame(
+      ['', 'false', 'true', '2', '127.0.0.1, 10.0.0.0/8,::1'].map(parseTrustProxy),
+      [false, false, true, 2, ['127.0.0.1', '10.0.0.0/8', '::1']],
+    );
+    t.throws(() => parseTrustProxy('proxy.example'), /WEBPERF_TRUST_PROXY/);
+    t.throws(() => parseTrustProxy('10.0.0.0/33'), /WEBPERF_TRUST_PROXY/);
+    // The same service over the same database, trusting the proxy on loopback.
+    const proxied = await buildApp({ db, config: { ...api.config, trustProxy: parseTrustProxy('127.0.0.1') }, registry: api.registry, version: '1.0.0', databaseUrl: api.url });
+    t.teardown(() => proxied.close());
+    const signInVia = async (app: FastifyInstance, remoteAddress: string, forwarded: Record<string, string>) => {
+      const headers = { accept: 'text/html', 'accept-language': 'en', ...forwarded };
+      const form = await app.inject({ method: 'GET', url: '/portal/sign-in', remoteAddress, headers });
+      const cookie = form.cookies.find((k) => k.name === 'webperf_session')!;
+      const res = await app.inject({
+        method: 'POST',
+        url: '/portal/sign-in',
+        remoteAddress,
+        headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded', cookie: `webperf_session=${cookie.value}` },
+        payload: new URLSearchParams({ _csrf: /name="_csrf" value="([^"]+)"/.exec(form.body)![1], email: 'sam@example.org', password: 'first password' }).toString(),
+      });
+      t.equal(res.statusCode, 303, `signed in from ${remoteAddress}`);
+      return [form, res].map((r) => r.cookies.find((k) => k.name === 'webperf_session')?.secure ?? false);
+    };
+    const https = { 'x-forwarded-proto': 'https' };
+    t.strictSame(await signInVia(proxied, '127.0.0.1', https), [true, true], 'from the trusted proxy saying https: Secure');
+    t.strictSame(await signInVia(proxied, '127.0.0.1', {}), [false, false], 'from the proxy over plain http: not Secure');
+    t.strictSame(await signInVia(proxied, '192.0.2.9', https), [false, false], 'a forged header from an untrusted address: not Secure');
+    t.strictSame(await signInVia(app, '127.0.0.1', https), [false, false], 'without WEBPERF_TRUST_PROXY a forged header changes nothing');
+    const lang = await proxied.inject({ method: 'GET', url: '/lang/en?next=/', headers: https });
+    t.equal(lang.cookies.find((k) => k.name === 'lang')?.secure, true, 'the language cookie follows the same rule');
   });
 
   await t.test('signing out ends the session on the server', async (t) => {
@@ -145,6 +182,50 @@ t.test('portal sessions', async (t) => {
     t.equal(denied.statusCode, 404);
     t.notMatch(denied.body, 'pages', 'nothing of the file leaks');
     t.equal((await other.get(`/portal/sites/${otherSite}/audits/${placed.auditId}/seo_summary.json`)).statusCode, 404, 'nor through the own site');
+  });
+
+  await t.test('the order history\'s live status (orders/status.json): the owner\'s orders; 401 signed out, 404 for another account', async (t) => {
+    const owner = client(app);
+    await signIn(owner, 'sam@example.org', 'third password');
+    const placed = await placeOrder(db, { siteId, keyId: null, kind: 'retest', credits: 1, payload: { test_types: [30] }, runs: [{ siteId, url: 'https://sessionsby.example/', private: false, testTypes: [30] }] });
+    const url = `/portal/sites/${siteId}/orders/status.json`;
+    const expected = async () => (await db.selectFrom('orders').select(['id', 'status']).where('site_id', '=', siteId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute()).map((o) => ({
+      id: o.id,
+      status: o.status,
+      open: o.status === 'queued',
+      label: { queued: 'Queued', done: 'Done', failed: 'Failed' }[o.status],
+      message: o.status === 'done' ? `Order ${o.id} is done. Reload the page to see its results.` : `Order ${o.id}: ${{ queued: 'Queued', failed: 'Failed' }[o.status]}.`,
+    }));
+    const open = await owner.get(url);
+    t.equal(open.statusCode, 200);
+    t.equal(open.headers['content-type'], 'application/json; charset=utf-8');
+    t.equal(open.headers['cache-control'], 'private, no-store');
+    const before = await expected();
+    t.strictSame(before.map((o) => o.status), ['queued', 'done'], 'this re-test (queued) and the earlier audit (done)');
+    t.strictSame(JSON.parse(open.body), { orders: before });
+    const page = await owner.get(`/portal/sites/${siteId}`);
+    t.match(page.body, `data-status-url="${url}"`, 'the page names its status JSON while an order is open');
+    t.match(page.body, /<script src="\/static\/order-status\.js\?v=[0-9a-f]{10}" defer><\/script>/);
+    t.match(page.body, '<p class="visually-hidden" role="status" data-live="orders"></p>');
+    const script = await app.inject({ method: 'GET', url: '/static/order-status.js' });
+    t.equal(script.statusCode, 200);
+    t.match(script.headers['content-type'], /^(text|application)\/javascript/);
+
+    // Its only run fails for good: the order fails with it.
+    await markRun(db, placed.runIds[0], 'failed', 'the page did not load');
+    const done = await owner.get(url);
+    t.strictSame(JSON.parse(done.body), { orders: await expected() });
+    t.equal((JSON.parse(done.body) as { orders: { open: boolean }[] }).orders.some((o) => o.open), false, 'every order closed');
+    t.notMatch((await owner.get(`/portal/sites/${siteId}`)).body, 'order-status.js', 'no script once every order is closed');
+
+    const signedOut = await app.inject({ method: 'GET', url, headers: { accept: 'application/json' } });
+    t.equal(signedOut.statusCode, 401, 'signed out: 401, not a redirect to a page');
+    t.strictSame(JSON.parse(signedOut.body), { statusCode: 401, error: 'SIGN_IN_REQUIRED', message: 'Sign in to see this page' });
+    const other = client(app);
+    await signIn(other, 'gro@example.org', 'gro password 1');
+    const denied = await other.get(url);
+    t.equal(denied.statusCode, 404, 'another account: 404');
+    t.notMatch(denied.body, 'Failed');
   });
 
   await t.test(`sign-in is limited to ${SIGN_IN_PER_MINUTE} attempts a minute per client address`, async (t) => {

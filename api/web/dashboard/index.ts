@@ -4,6 +4,8 @@
  * a page per website. Only public-sector websites and public results appear: the queries read
  * site_scores, latest_results and monthly_scores, which runs.ts fills from public runs only, and
  * the site page refuses any website that is not public-sector (404, as /item/{id} does).
+ * Both pages are the same for every visitor of a language: rendered once and kept in the page
+ * cache (page-cache.ts) until results for what they show land.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { WebperfError } from '../../../core/errors.js';
@@ -12,6 +14,7 @@ import { SCORE_LIST_SORTS, listPublicSectorScores, type ScoreListQuery } from '.
 import { getSite, getSiteScores } from '../../../core/store/sites.js';
 import { INT4_MAX } from '../../request-helpers.js';
 import { LATEST_VERSION } from '../../envelope.js';
+import { DASHBOARD_TAG } from '../../plugins/cache.js';
 import { LICENCE } from '../../routes/open-data.js';
 import { buildChart } from '../chart.js';
 import { translator } from '../i18n/index.js';
@@ -50,7 +53,7 @@ const dashboard: FastifyPluginAsync = async (app) => {
 
   app.get<{ Querystring: ScoreListQuery & { category?: string; page?: number } }>('/', {
     schema: { querystring: { ...LIST_QUERY_SCHEMA, properties: { ...LIST_QUERY_SCHEMA.properties, page: { type: 'integer', minimum: 1, maximum: 1000 } } } },
-  }, async (request, reply) => {
+  }, async (request, reply) => reply.cachedPage([DASHBOARD_TAG], async () => {
     const query = listQuery(request.query);
     const all = await listPublicSectorScores(app.deps.db, query);
     const pages = Math.max(1, Math.ceil(all.length / PAGE_SIZE));
@@ -66,7 +69,7 @@ const dashboard: FastifyPluginAsync = async (app) => {
       return { ...c, current, ariaSort: current ? (dir === 'asc' ? 'ascending' : 'descending') : null, href: `/?${queryString({ ...query, sort: c.sort, dir: nextDir })}#results` };
     });
     const t = translator(chooseLang(request));
-    return reply.page('dashboard/start', {
+    return { view: 'dashboard/start', data: {
       title: t('dashboard.title'),
       description: t('dashboard.description'),
       rows,
@@ -79,12 +82,12 @@ const dashboard: FastifyPluginAsync = async (app) => {
       filtered: Boolean(query.q || query.category),
       downloadQuery: queryString(query),
       licence: LICENCE,
-    });
-  });
+    } };
+  }));
 
   app.get<{ Params: { id: number } }>('/site/:id', {
     schema: { params: { type: 'object', properties: { id: { type: 'integer', minimum: 1, maximum: INT4_MAX } }, required: ['id'] } },
-  }, async (request, reply) => {
+  }, async (request, reply) => reply.cachedPage([`site:${request.params.id}`], async () => {
     const lang = chooseLang(request);
     const id = request.params.id;
     // In parallel: each query names the site, so that an unknown or non-public one costs no more.
@@ -97,7 +100,7 @@ const dashboard: FastifyPluginAsync = async (app) => {
     if (!site || !site.public_sector) throw new WebperfError('SITE_NOT_FOUND');
     const results = (latest ?? []).map((r) => ({ ...r, name: testTypeNames.get(r.typeOfTest)?.[lang] ?? String(r.typeOfTest) }));
     const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-    return reply.page('dashboard/site', {
+    return { view: 'dashboard/site', data: {
       title: site.title,
       site: { id: site.id, title: site.title, url: site.url, category: site.org_category, sameAs: site.same_as, code: site.org_code },
       scores: scores ? { overall: num(scores.overall), a11y: num(scores.a11y), pagespeed: num(scores.pagespeed), infosec: num(scores.infosec), webstandard: num(scores.webstandard), updatedAt: scores.updated_at } : null,
@@ -111,8 +114,8 @@ const dashboard: FastifyPluginAsync = async (app) => {
         version: LATEST_VERSION,
       },
       licence: LICENCE,
-    });
-  });
+    } };
+  }));
 };
 
 export default dashboard;

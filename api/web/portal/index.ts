@@ -4,7 +4,7 @@
  *
  * - Sessions: @fastify/session over PostgreSQL (session-store.ts), cookie HttpOnly, SameSite=Lax,
  *   Secure when the request came over https (`secure: 'auto'` follows request.protocol, which
- *   honours X-Forwarded-Proto only from a trusted proxy).
+ *   honours X-Forwarded-Proto only from a proxy the operator trusts: WEBPERF_TRUST_PROXY).
  * - CSRF: @fastify/csrf-protection (secret in the session) checked on every POST of the portal;
  *   every form carries `_csrf`. A POST without a valid token: 403 CSRF_INVALID.
  * - Every action calls the same core functions as the API route beside it (orders, credits,
@@ -78,6 +78,9 @@ class SharedSecretSigner {
   unsign = (input: string) => this.current.unsign(input);
 }
 
+/** The JSON that static/order-status.js polls. */
+const SCRIPT_DATA_PATH = /^\/portal\/sites\/\d+\/orders\/status\.json$/;
+
 /** Portal pages that need no signed-in user. */
 const OPEN_PATHS = new Set([PORTAL, `${PORTAL}/sign-in`, `${PORTAL}/set-password`]);
 
@@ -108,13 +111,15 @@ const portal: FastifyPluginAsync = async (app) => {
     const flash = request.session.flash;
     if (flash) delete request.session.flash;
     const path = request.url.split('?')[0];
+    // What the pages' scripts read: signed out, they get 401 SIGN_IN_REQUIRED from the route, not a page.
+    const data = SCRIPT_DATA_PATH.test(path);
     // Pages of a signed-in user send a browser that is not signed in to the sign-in form.
-    if (!user && request.method === 'GET' && !OPEN_PATHS.has(path)) return reply.redirect(`${PORTAL}/sign-in`, 303);
+    if (!user && request.method === 'GET' && !data && !OPEN_PATHS.has(path)) return reply.redirect(`${PORTAL}/sign-in`, 303);
     const t = translator(chooseLang(request));
     reply.locals = {
       user: user ? { email: user.email } : null,
       // Only pages with forms need a token; generating it stores the CSRF secret in the session.
-      csrfToken: user ? reply.generateCsrf() : null,
+      csrfToken: user && !data ? reply.generateCsrf() : null,
       flash: flash ?? null,
       nav: user
         ? [

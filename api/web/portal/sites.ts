@@ -35,6 +35,24 @@ import { FORM_BYTES, PORTAL, SITE_PARAMS, redirectWith, requireSite, requireUser
 type OrderKind = 'retest' | 'test_once' | 'audit';
 const ORDERABLE_FORMATS: readonly AuditFormat[] = ['audit_v2', 'csv'];
 const HISTORY = 20;
+/** Order statuses that still change (the page's script polls while one is shown). */
+export const OPEN_ORDER_STATUSES: readonly string[] = ['queued', 'running'];
+
+/** The allow-list of GET …/orders/status.json. */
+const ORDER_STATUS_RESPONSE = {
+  type: 'object',
+  properties: {
+    orders: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { id: { type: 'integer' }, status: { type: 'string' }, open: { type: 'boolean' }, label: { type: 'string' }, message: { type: 'string' } },
+        required: ['id', 'status', 'open', 'label', 'message'],
+      },
+    },
+  },
+  required: ['orders'],
+} as const;
 
 /** The order form's fields (a checkbox list arrives as an array). */
 interface OrderBody {
@@ -127,6 +145,8 @@ const sites: FastifyPluginAsync = async (app) => {
       results: (results ?? []).map((r) => ({ ...r, name: typeName(r.typeOfTest, lang) })),
       quota,
       orders: orders.map((o) => ({ ...o, what: orderSummary(o.kind, o.payload, lang) })),
+      // While an order is open the history refreshes its statuses in place (static/order-status.js).
+      liveOrders: orders.some((o) => OPEN_ORDER_STATUSES.includes(o.status)) ? { url: `${PORTAL}/sites/${siteId}/orders/status.json` } : null,
       privateTests: (privateTests ?? []).slice(0, HISTORY),
       audits: audits.map((a) => ({ ...a, files: a.status === 'done' ? (a.format === 'csv' ? [CSV_FILE] : [...(AUDIT_FILES[a.format as AuditFormat] ?? [])]) : [] })),
       testTypes: activeTypes().map((id) => ({ id, name: typeName(id, lang) })),
@@ -231,6 +251,26 @@ const sites: FastifyPluginAsync = async (app) => {
       }
       throw err;
     }
+  });
+
+  // The order history's live status (static/order-status.js polls it while an order is open): the
+  // same listOrders as the page, each status with its label and a sentence for the live region.
+  app.get<{ Params: { id: number } }>(`${PORTAL}/sites/:id/orders/status.json`, {
+    schema: { params: SITE_PARAMS, response: { 200: ORDER_STATUS_RESPONSE } },
+  }, async (request, reply) => {
+    const siteId = request.params.id;
+    requireSite(request, siteId);
+    const t = translator(chooseLang(request));
+    const orders = await listOrders(db, siteId, HISTORY);
+    return reply.send({
+      orders: orders.map((o) => ({
+        id: o.id,
+        status: o.status,
+        open: OPEN_ORDER_STATUSES.includes(o.status),
+        label: t(`portal.status.${o.status}`),
+        message: o.status === 'done' ? t('portal.orders.liveDone', { id: o.id }) : t('portal.orders.live', { id: o.id, status: t(`portal.status.${o.status}`) }),
+      })),
+    });
   });
 
   app.get<{ Params: { id: number; testId: number } }>(`${PORTAL}/sites/:id/private/:testId`, {
