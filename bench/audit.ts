@@ -67,6 +67,7 @@ export async function benchAudit(): Promise<string> {
   const pool = new BrowserPool(chromium);
   const f = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   try {
+    const loadAtStart = os.loadavg().map((l) => l.toFixed(1)).join(', ');
     // Warm-up: one Lighthouse run (Chromium start, Lighthouse's module loading).
     const warm = await (await pool.acquire()).createBrowserContext();
     await lighthouse(`${origin}/`, { ...LIGHTHOUSE_FLAGS }, undefined, (await warm.newPage()) as any);
@@ -144,8 +145,10 @@ export async function benchAudit(): Promise<string> {
       ...phases.map((ph) => `    ${ph.padEnd(26)}${col(byPhase(timesA, ph))}${col(byPhase(timesB, ph))}${col(byPhase(timesB, ph) - byPhase(timesA, ph))}`),
       `    ${'(unaccounted)'.padEnd(26)}${col(msBare - timesA.total())}${col(msAudit - timesB.total())}`,
     ];
+    const load = os.loadavg().map((l) => l.toFixed(1)).join(', ');
     return [
-      `Audit of a ${SITE_PAGES}-page loopback site, ${AUDIT_PAGES} pages (${crawled.length} tested, ${failed.length} failed), one Chromium, after a warm-up:`,
+      `Audit of a ${SITE_PAGES}-page loopback site, ${AUDIT_PAGES} pages (${crawled.length} tested, ${failed.length} failed), one Chromium, after a warm-up;`,
+      `load average at the start ${loadAtStart}, at the end ${load} (${os.cpus().length} cores):`,
       `  A  ${crawled.length} bare Lighthouse runs (same flags)            ${f(msBare)}`,
       `  B  our audit (crawl + Lighthouse + axe + privacy + files) ${f(msAudit)}`,
       `  C  Unlighthouse                                      ${unlh}`,
