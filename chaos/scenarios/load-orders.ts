@@ -3,7 +3,8 @@
  * (re-tests of 1 credit, one-off tests of 15) raced over 64 keep-alive connections (at most 90 s) to the real API
  * on loopback: the orders per second it accepts or refuses, and the books afterwards. Goal: at
  * least 1,000 orders/s, no credit charged past a ceiling, every accepted order booked exactly once,
- * no answer but 200 or 400 QUOTA_EXCEEDED.
+ * no answer but 200 or 400 QUOTA_EXCEEDED. Also the CPU each party (API process, PostgreSQL, this
+ * load generator) spent per order, which bounds the rate when the cores are saturated.
  *
  *   npm run chaos -- load-orders
  */
