@@ -54,10 +54,10 @@ const RESTART_MIN_MS = 1_000;
 const RESTART_MAX_MS = 30_000;
 
 /**
- * Starts graphile-worker under supervision. When graphile-worker (0.17) cannot record a job's
- * completion or failure (the database is down at that moment), its batched completion, used here,
- * ends the whole worker pool, and nothing would start it again: the runner process would stay up
- * doing nothing. So whenever the pool ends without our asking, the reason is logged and a new pool
+ * Starts graphile-worker under supervision. graphile-worker (0.17) ends its whole worker pool when
+ * it gives up (with batched completion, when it cannot record a job's end while the database is
+ * down), and nothing would start it again: the runner process would stay up doing nothing. So
+ * whenever the pool ends without our asking, the reason is logged and a new pool
  * is started (after 1 s, doubling to 30 s while the database is still away); the jobs the ended
  * pool still held are then unlocked (the heartbeat stops announcing its id, so it would unlock them
  * too, later). The job whose completion was lost runs again and finds its run stored: it stores
@@ -90,10 +90,10 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
       taskList: taskList(deps),
       parsedCronItems: deps.schedule === false ? [] : parseCrontab(CRONTAB),
       logger,
-      // Batched completion: without it (0.17.3) a completion that fails is a promise nobody awaits,
-      // an unhandled rejection that ends the process, and the job stays locked by a pool that
-      // lives on. Batched, the failure ends the pool instead, which the supervision below restarts.
-      preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
+      // Not batched completion (`preset: { worker: { completeJobBatchDelay: 0, ... } }`), although
+      // it turns a completion lost to a database outage into the end of the pool, which the
+      // supervision below restarts: with it, test/chaos/faults-runners.test.ts saw a job's
+      // attempts restored under its running runner (RELIABILITY.md, Faults).
     });
     return { runner, poolId: createdPool as string | null };
   };
