@@ -127,7 +127,8 @@ t.test('cache-event payloads: well-formed events only; anything else is null (dr
   t.strictSame(parseCacheEvent('{"site":3,"categories":true}'), { site: 3, categories: true });
   t.strictSame(parseCacheEvent('{"categories":true}'), { categories: true });
   t.strictSame(parseCacheEvent('{"site":3,"extra":"ignored"}'), { site: 3 });
-  for (const bad of [undefined, '', 'not json', '[]', 'null', '42', '{}', '{"key":"12"}', '{"key":-1}', '{"site":1.5}', '{"categories":false}', '{"categories":"yes"}']) {
+  t.strictSame(parseCacheEvent('{"sites":true}'), { sites: true });
+  for (const bad of [undefined, '', 'not json', '[]', 'null', '42', '{}', '{"key":"12"}', '{"key":-1}', '{"site":1.5}', '{"categories":false}', '{"categories":"yes"}', '{"sites":false}', '{"sites":1}']) {
     t.equal(parseCacheEvent(bad), null, `${JSON.stringify(bad)} → null`);
   }
 });

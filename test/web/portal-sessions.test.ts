@@ -79,10 +79,12 @@ t.test('portal sessions', async (t) => {
     // The same service over the same database, trusting the proxy on loopback.
     const proxied = await buildApp({ db, config: { ...api.config, trustProxy: parseTrustProxy('127.0.0.1') }, registry: api.registry, version: '1.0.0', databaseUrl: api.url });
     t.teardown(() => proxied.close());
-    const signInVia = async (app: FastifyInstance, remoteAddress: string, forwarded: Record<string, string>) => {
+    // The form's session cookie (the CSRF secret) and, with `signIn`, the signed-in session's.
+    const cookiesVia = async (app: FastifyInstance, remoteAddress: string, forwarded: Record<string, string>, signIn = false) => {
       const headers = { accept: 'text/html', 'accept-language': 'en', ...forwarded };
       const form = await app.inject({ method: 'GET', url: '/portal/sign-in', remoteAddress, headers });
       const cookie = form.cookies.find((k) => k.name === 'webperf_session')!;
+      if (!signIn) return [cookie.secure ?? false];
       const res = await app.inject({
         method: 'POST',
         url: '/portal/sign-in',
@@ -94,10 +96,10 @@ t.test('portal sessions', async (t) => {
       return [form, res].map((r) => r.cookies.find((k) => k.name === 'webperf_session')?.secure ?? false);
     };
     const https = { 'x-forwarded-proto': 'https' };
-    t.strictSame(await signInVia(proxied, '127.0.0.1', https), [true, true], 'from the trusted proxy saying https: Secure');
-    t.strictSame(await signInVia(proxied, '127.0.0.1', {}), [false, false], 'from the proxy over plain http: not Secure');
-    t.strictSame(await signInVia(proxied, '192.0.2.9', https), [false, false], 'a forged header from an untrusted address: not Secure');
-    t.strictSame(await signInVia(app, '127.0.0.1', https), [false, false], 'without WEBPERF_TRUST_PROXY a forged header changes nothing');
+    t.strictSame(await cookiesVia(proxied, '127.0.0.1', https, true), [true, true], 'from the trusted proxy saying https: Secure, also once signed in');
+    t.strictSame(await cookiesVia(proxied, '127.0.0.1', {}), [false], 'from the proxy over plain http: not Secure');
+    t.strictSame(await cookiesVia(proxied, '192.0.2.9', https), [false], 'a forged header from an untrusted address: not Secure');
+    t.strictSame(await cookiesVia(app, '127.0.0.1', https), [false], 'without WEBPERF_TRUST_PROXY a forged header changes nothing');
     const lang = await proxied.inject({ method: 'GET', url: '/lang/en?next=/', headers: https });
     t.equal(lang.cookies.find((k) => k.name === 'lang')?.secure, true, 'the language cookie follows the same rule');
   });
