@@ -115,7 +115,12 @@ t.test('a plugin that throws yields an error result and the others still run', a
       throw new TypeError('cannot read x of undefined');
     },
   });
-  const slow = definePlugin({ meta: testMeta(992, { timeoutMs: 50 }), run: () => new Promise(() => {}) });
+  // A plugin that never answers, as one waiting on a silent socket would. Its pending timer stands
+  // for that socket: a bare never-settling promise holds nothing open, and with no other handle in
+  // this process (the fixtures come gathered) it would end before the 50 ms limit fires.
+  let hung: ReturnType<typeof setTimeout> | undefined;
+  t.teardown(() => clearTimeout(hung));
+  const slow = definePlugin({ meta: testMeta(992, { timeoutMs: 50 }), run: () => new Promise<PluginResult>((resolve) => { hung = setTimeout(() => resolve(result()), 600_000); }) });
   const outcomes = await runPlugins([throwing, slow, registry.get(150)!], good.artifacts, { probes: good.probes });
   t.same(outcomes.map((o) => [o.typeOfTest, o.rating, o.error]), [
     [991, -1, 'cannot read x of undefined'],
