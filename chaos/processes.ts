@@ -90,6 +90,21 @@ export function running(pid: number): boolean {
   }
 }
 
+/**
+ * `/health` at `url` asked again every 50 ms until it answers anything but 200 (or `giveUpMs`
+ * pass): that answer, with `ms` counted from `since` (a performance.now() time, e.g. a kill). A
+ * backend of a SIGKILLed postmaster can still answer a pooled connection for a moment, so the
+ * first answer after a kill may honestly be 200; what counts is how soon 503 comes.
+ */
+export async function healthUntilDown(url: string, since: number, giveUpMs = 5_000): Promise<{ status: number; body: any; ms: number; error?: string; asked: number }> {
+  for (let asked = 1; ; asked++) {
+    const res = await timedFetch(url);
+    const ms = performance.now() - since;
+    if (res.status !== 200 || ms > giveUpMs) return { ...res, ms, asked };
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** One timed HTTP request: status, parsed JSON body (or null) and milliseconds; never throws. */
 export async function timedFetch(url: string, init: RequestInit = {}, timeoutMs = 10_000): Promise<{ status: number; body: any; ms: number; error?: string }> {
   const t0 = performance.now();

@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { saveRunResults } from '../../core/store/runs.js';
 import { install } from '../installation.js';
-import { postmasterOf, spawnWebperf, stopProcess, timedFetch, until, type WebperfProcess } from '../processes.js';
+import { healthUntilDown, postmasterOf, spawnWebperf, stopProcess, timedFetch, until, type WebperfProcess } from '../processes.js';
 import type { ChaosRow, ChaosScenario } from '../scenario.js';
 
 const scenario: ChaosScenario = {
@@ -72,7 +72,7 @@ const scenario: ChaosScenario = {
       outage = true;
       process.kill(first.pid, 'SIGKILL');
       const killedAt = Date.now();
-      const health = await timedFetch(`${api}/health`);
+      const health = await healthUntilDown(`${api}/health`, performance.now());
       await until('/health 200 again', 120_000, async () => (await timedFetch(`${api}/health`)).status === 200, signal);
       const recoveredMs = Date.now() - killedAt;
       outage = false;
