@@ -54,9 +54,11 @@ const RESTART_MIN_MS = 1_000;
 const RESTART_MAX_MS = 30_000;
 
 /**
- * Starts graphile-worker under supervision. graphile-worker (0.17) ends its whole worker pool when
- * it gives up (with batched completion, when it cannot record a job's end while the database is
- * down), and nothing would start it again: the runner process would stay up doing nothing. So
+ * Starts graphile-worker under supervision. graphile-worker (0.17) can end its whole worker pool
+ * (with batched completion on, when it cannot record a job's end while the database is down; that
+ * preset is off for now, see below, and without it such a lost completion is an unhandled rejection
+ * that ends the process instead), and nothing would start it again: the runner would stay up doing
+ * nothing. So
  * whenever the pool ends without our asking, the reason is logged and a new pool
  * is started (after 1 s, doubling to 30 s while the database is still away); the jobs the ended
  * pool still held are then unlocked (the heartbeat stops announcing its id, so it would unlock them
