@@ -2,7 +2,10 @@
  * A web-quality service is judged by its own pages: Lighthouse, driven the way the gather step
  * drives it (core/gather: same flags, simulated throttling, mobile), rates the dashboard's start
  * page (all 310 organisations) and a site page at least 95 for accessibility and 90 for
- * performance.
+ * performance. Like Lighthouse CI (numberOfRuns 3, the median run), each page is rated three
+ * times and the run of median performance is judged: one run's total blocking time swings with
+ * whatever else the 2-core CI machine is doing at that moment (seen: 86 with 557 ms TBT of style
+ * and layout work that takes a fraction of that alone).
  */
 import lighthouse from 'lighthouse';
 import t from 'tap';
@@ -41,8 +44,10 @@ async function rate(url: string) {
 
 for (const [name, path] of [['start page', '/'], ['site page', `/site/${data.rated['Åre kommun']}`]] as const) {
   t.test(`Lighthouse: the ${name} rates ≥ 95 for accessibility and ≥ 90 for performance`, async (t) => {
-    const r = await rate(`${base}${path}`);
-    t.comment(JSON.stringify(r));
+    const runs = [];
+    for (let n = 0; n < 3; n++) runs.push(await rate(`${base}${path}`));
+    const r = [...runs].sort((a, b) => a.performance - b.performance)[1];
+    t.comment(JSON.stringify({ performanceOfRuns: runs.map((x) => x.performance), median: r }));
     t.ok(r.accessibility >= 95, `accessibility ${r.accessibility} (failed audits: ${r.failed.join(', ') || 'none'})`);
     t.ok(r.performance >= 90, `performance ${r.performance} (LCP ${Math.round(r.lcp ?? 0)} ms, ${r.bytes} bytes)`);
   });
