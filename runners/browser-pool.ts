@@ -153,18 +153,3 @@ export function isClosedBrowserError(reason: unknown): boolean {
   return /Target closed|Session closed|Connection closed|Protocol error .*(closed|detached)/i.test(message);
 }
 
-/**
- * When Chromium dies mid-navigation, Lighthouse (12.x, driver/navigation.js) leaves its
- * Page.navigate promise rejected with no handler, and Node ends the whole process for that. The
- * job itself fails on its own (and is retried on a relaunched browser); so a runner lets exactly
- * these rejections pass, logged, and still ends on any other unhandled rejection.
- */
-export function tolerateClosedBrowserRejections(log: (line: string) => void): void {
-  process.on('unhandledRejection', (reason) => {
-    if (isClosedBrowserError(reason)) {
-      log(`ignored after a browser crash: ${reason instanceof Error ? reason.message : String(reason)}`);
-      return;
-    }
-    throw reason;
-  });
-}

@@ -9,7 +9,7 @@ import type { TargetGuard } from '../core/net/target-guard.js';
 import type { PluginRegistry } from '../core/registry.js';
 import type { BrowserPool } from './browser-pool.js';
 import { startHeartbeat } from './heartbeat.js';
-import { jobsLockedBy, restoreCrashedAttempts } from '../core/store/jobs.js';
+import { jobsLockedBy, restoreCrashedAttempts, unlockJobs } from '../core/store/jobs.js';
 import { runTestsTask, type RunTestsDeps } from './tasks/run-tests.js';
 import { runAuditTask } from './tasks/run-audit.js';
 import { CRONTAB, scheduleFollowedSitesTask } from './tasks/schedule-followed-sites.js';
@@ -52,18 +52,38 @@ export function taskList(deps: WorkerDeps): TaskList {
 /** First and longest wait before a worker pool that ended by itself is started again. */
 const RESTART_MIN_MS = 1_000;
 const RESTART_MAX_MS = 30_000;
+/**
+ * How long a job whose end was announced may stay locked by us before its end counts as lost:
+ * 2 heartbeats, at least 5 s, so that a completion merely in flight is never touched.
+ */
+export function lostEndGraceMs(heartbeatMs: number): number {
+  return Math.max(2 * heartbeatMs, 5_000);
+}
 
 /**
- * Starts graphile-worker under supervision. graphile-worker (0.17) can end its whole worker pool
- * (with batched completion on, when it cannot record a job's end while the database is down; that
- * preset is off for now, see below, and without it such a lost completion is an unhandled rejection
- * that ends the process instead), and nothing would start it again: the runner would stay up doing
- * nothing. So
- * whenever the pool ends without our asking, the reason is logged and a new pool
- * is started (after 1 s, doubling to 30 s while the database is still away); the jobs the ended
- * pool still held are then unlocked (the heartbeat stops announcing its id, so it would unlock them
- * too, later). The job whose completion was lost runs again and finds its run stored: it stores
- * and charges nothing (executeRun, saveRunResults; credits are charged when an order is placed).
+ * Starts graphile-worker under supervision, which covers two ways graphile-worker (0.17) can fail
+ * to record a job's end while the database is away:
+ *
+ * - Non-batched completion (ours): its worker calls completeJob/failJob without awaiting them and
+ *   retries only a few error codes, so a refused or cut connection is an unhandled rejection
+ *   (let pass by the runner process, tolerated-rejections.ts) and the job row stays locked by our
+ *   live pool, which graphile-worker frees only after 4 hours and our heartbeat never (the pool is
+ *   announced alive). So the jobs our workers run are tracked (`job:start`, `job:complete`), and
+ *   every heartbeat period the jobs still locked by our pool that none of our workers runs, and
+ *   whose end was announced more than lostEndGraceMs ago, are unlocked, those jobs only (the
+ *   pool's other workers are running theirs); a job whose lost end was a success gets back the
+ *   attempt it would not have cost. While the database is still away this simply fails and is
+ *   tried again next period. test/chaos/faults-completion.test.ts proves it with a real runner.
+ * - Batched completion (not enabled, see below) turns the same failure into the end of the whole
+ *   worker pool, and nothing would start it again: the runner would stay up doing nothing. So
+ *   whenever the pool ends without our asking, the reason is logged and a new pool is started
+ *   (after 1 s, doubling to 30 s while the database is still away); the jobs the ended pool still
+ *   held are then unlocked (the heartbeat stops announcing its id, so it would unlock them too,
+ *   later).
+ *
+ * Either way the job whose end was lost runs again. A `run_tests` job finds its run stored and
+ * stores, notifies and charges nothing (executeRun returns for a `done` run; credits are charged
+ * when an order is placed); `run_audit` returns for a `done` audit (executeAudit).
  * The returned Runner stays valid across restarts: `stop()` ends the current pool and the
  * supervision, and `promise` settles then.
  */
@@ -81,6 +101,15 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
   });
   events.on('worker:create', ({ worker }) => void workerIds.add(worker.workerId));
   events.on('worker:stop', ({ worker }) => void workerIds.delete(worker.workerId));
+  // The jobs our workers are running, and when (and how) the others announced their end: the
+  // record of that end is written after the announcement, and may be lost (see above).
+  const runningJobs = new Set<number>();
+  const endedJobs = new Map<number, { at: number; failed: boolean; task: string }>();
+  events.on('job:start', ({ job }) => void runningJobs.add(Number(job.id)));
+  events.on('job:complete', ({ job, error }) => {
+    runningJobs.delete(Number(job.id));
+    endedJobs.set(Number(job.id), { at: Date.now(), failed: error != null, task: job.task_identifier });
+  });
   const start = async () => {
     createdPool = null;
     const runner = await run({
@@ -92,19 +121,19 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
       taskList: taskList(deps),
       parsedCronItems: deps.schedule === false ? [] : parseCrontab(CRONTAB),
       logger,
-      // Not batched completion (`preset: { worker: { completeJobBatchDelay: 0, ... } }`), although
-      // it turns a completion lost to a database outage into the end of the pool, which the
-      // supervision below restarts: with it, test/chaos/faults-runners.test.ts saw a job's
-      // attempts restored under its running runner (RELIABILITY.md, Faults).
+      // Not batched completion (`preset: { worker: { completeJobBatchDelay: 0, ... } }`): with it,
+      // test/chaos/faults-runners.test.ts saw a job's attempts restored under its running runner
+      // (RELIABILITY.md, Faults). A completion lost without it is released by releaseLostEnds.
     });
     return { runner, poolId: createdPool as string | null };
   };
 
   let current = await start();
+  const heartbeatMs = deps.heartbeatMs ?? 15_000;
   const heartbeat = await startHeartbeat({
     db: deps.db,
     connectionString: deps.connectionString,
-    intervalMs: deps.heartbeatMs ?? 15_000,
+    intervalMs: heartbeatMs,
     staleMs: deps.staleAfterMs ?? 60_000,
     workerIds: () => [...workerIds],
     logger,
@@ -117,6 +146,9 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
       const ended = await current.runner.promise.then(() => 'ended', (err: unknown) => `ended with ${err instanceof Error ? err.message : String(err)}`);
       // The ended pool's jobs belong to nobody now: the heartbeat no longer announces it.
       if (current.poolId) workerIds.delete(current.poolId);
+      // Its workers are gone (releaseJobsOf below frees what they held).
+      runningJobs.clear();
+      endedJobs.clear();
       if (stopping) return;
       log(`runner: the worker pool ${current.poolId ?? ''} ${ended} without being asked to stop (graphile-worker gives up when it cannot record a job's end, e.g. while the database is down); starting a new one`);
       for (let waitMs = RESTART_MIN_MS; ; waitMs = Math.min(waitMs * 2, RESTART_MAX_MS)) {
@@ -154,8 +186,41 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
       log(`runner: could not unlock the jobs of the ended worker pool ${poolId} (${err instanceof Error ? err.message : String(err)}); the heartbeat will`);
     }
   };
+  // The jobs whose end our workers announced but that are still locked by our pool after the grace
+  // period: their completion was lost (see above). Entries of ended jobs no longer locked are
+  // forgotten, so the map stays bounded; one that ended while the query ran is kept for next time.
+  const graceMs = lostEndGraceMs(heartbeatMs);
+  const releaseLostEnds = async () => {
+    const since = Date.now();
+    const ours = [...workerIds];
+    try {
+      const locked = await jobsLockedBy(deps.db, ours);
+      const stillLocked = new Set(locked);
+      for (const [id, ended] of endedJobs) if (!stillLocked.has(id) && ended.at < since) endedJobs.delete(id);
+      const lost = locked.filter((id) => !runningJobs.has(id) && (endedJobs.get(id)?.at ?? Infinity) <= since - graceMs);
+      for (const id of await unlockJobs(deps.db, lost, ours)) {
+        const ended = endedJobs.get(id)!;
+        endedJobs.delete(id);
+        // A lost success would not have cost the attempt (a lost failure would have): given back
+        // when it was the last, or the job could never run again.
+        const restored = ended.failed ? 0 : await restoreCrashedAttempts(deps.db, [id]);
+        log(`runner: released job ${id} (${ended.task}): its ${ended.failed ? 'failure' : 'success'} ${((Date.now() - ended.at) / 1000).toFixed(1)} s ago was never recorded (database unavailable then); it runs again` + (restored ? ', with the attempt it lost given back' : ''));
+      }
+    } catch (err) {
+      // The database is still away: tried again next period.
+      logger.debug(`runner: could not look for jobs whose end was lost (${err instanceof Error ? err.message : String(err)})`);
+    }
+  };
+  let sweeping: Promise<void> = Promise.resolve();
+  const sweep = setInterval(() => {
+    sweeping = sweeping.then(releaseLostEnds);
+  }, heartbeatMs);
   // A runner stopped in an orderly way announces nothing more and leaves no heartbeat behind.
-  const promise = supervise().finally(() => heartbeat.stop());
+  const promise = supervise().finally(async () => {
+    clearInterval(sweep);
+    await sweeping;
+    await heartbeat.stop();
+  });
   const stop = async (reason?: string) => {
     if (!stopping) {
       stopping = true;

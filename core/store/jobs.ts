@@ -76,3 +76,25 @@ export async function restoreCrashedAttempts(db: Kysely<any>, jobIds: readonly n
   `.execute(db);
   return rows.length;
 }
+
+/**
+ * Unlocks the jobs `jobIds` if `lockedBy` still holds them (and their queue, should they have
+ * one), leaving the other jobs of the same worker pool alone: its other workers are running them.
+ * For a live runner whose record of a job's end was lost (graphile-worker's forceUnlockWorkers
+ * would unlock the whole pool). Returns the ids unlocked.
+ */
+export async function unlockJobs(db: Kysely<any>, jobIds: readonly number[], lockedBy: readonly string[]): Promise<number[]> {
+  if (jobIds.length === 0 || lockedBy.length === 0) return [];
+  const { rows } = await sql<{ id: string | number }>`
+    with j as (
+      update graphile_worker._private_jobs set locked_by = null, locked_at = null
+      where id = any(${[...jobIds]}::bigint[]) and locked_by = any(${[...lockedBy]}::text[])
+      returning id, job_queue_id
+    ), q as (
+      update graphile_worker._private_job_queues set locked_by = null, locked_at = null
+      where id in (select job_queue_id from j) and locked_by = any(${[...lockedBy]}::text[])
+    )
+    select id from j order by id
+  `.execute(db);
+  return rows.map((r) => Number(r.id));
+}
