@@ -31,8 +31,9 @@ export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbe
   const utils = await makeWorkerUtils({ connectionString: options.connectionString, logger: options.logger });
   const tick = async () => {
     try {
-      await beat(options.db, { id: runnerId, workerIds: options.workerIds(), host: os.hostname(), pid: process.pid });
-      const silent = await silentWorkerIds(options.db, options.staleMs);
+      const own = options.workerIds();
+      await beat(options.db, { id: runnerId, workerIds: own, host: os.hostname(), pid: process.pid });
+      const silent = await silentWorkerIds(options.db, options.staleMs, own);
       if (silent.length > 0) {
         const jobs = await jobsLockedBy(options.db, silent);
         await utils.forceUnlockWorkers(silent);

@@ -104,11 +104,15 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
   // The jobs our workers are running, and when (and how) the others announced their end: the
   // record of that end is written after the announcement, and may be lost (see above).
   const runningJobs = new Set<number>();
-  const endedJobs = new Map<number, { at: number; failed: boolean; task: string }>();
-  events.on('job:start', ({ job }) => void runningJobs.add(Number(job.id)));
+  const endedJobs = new Map<number, { at: number; lockedAt: Date | null; failed: boolean; task: string }>();
+  events.on('job:start', ({ job }) => {
+    runningJobs.add(Number(job.id));
+    endedJobs.delete(Number(job.id));
+  });
   events.on('job:complete', ({ job, error }) => {
     runningJobs.delete(Number(job.id));
-    endedJobs.set(Number(job.id), { at: Date.now(), failed: error != null, task: job.task_identifier });
+    // The lock's time tells this run's lock from a later one of the same job.
+    endedJobs.set(Number(job.id), { at: Date.now(), lockedAt: job.locked_at ? new Date(job.locked_at) : null, failed: error != null, task: job.task_identifier });
   });
   const start = async () => {
     createdPool = null;
@@ -197,7 +201,10 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
       const locked = await jobsLockedBy(deps.db, ours);
       const stillLocked = new Set(locked);
       for (const [id, ended] of endedJobs) if (!stillLocked.has(id) && ended.at < since) endedJobs.delete(id);
-      const lost = locked.filter((id) => !runningJobs.has(id) && (endedJobs.get(id)?.at ?? Infinity) <= since - graceMs);
+      const lost = locked.flatMap((id) => {
+        const ended = endedJobs.get(id);
+        return !runningJobs.has(id) && ended?.lockedAt && ended.at <= since - graceMs ? [{ id, lockedAt: ended.lockedAt }] : [];
+      });
       for (const id of await unlockJobs(deps.db, lost, ours)) {
         const ended = endedJobs.get(id)!;
         endedJobs.delete(id);

@@ -38,13 +38,18 @@ export async function forgetRunner(db: Kysely<any>, runnerId: string): Promise<v
  * Worker ids holding job locks although no runner has announced them for `staleMs`: their runner
  * died. A lock younger than `staleMs` is left alone, so a runner that has just started and not
  * yet announced its workers is never mistaken for a dead one. Old heartbeats are forgotten.
+ * `own`, the asking runner's worker ids, are never silent: it is alive, although a stall of its
+ * event loop between its beat and this query (seen for seconds at load ~14, while a job loads its
+ * modules and Chromium) can make its own beat look older than `staleMs`; it would otherwise
+ * unlock, and give an attempt back to, the job it is running.
  */
-export async function silentWorkerIds(db: Kysely<any>, staleMs: number): Promise<string[]> {
+export async function silentWorkerIds(db: Kysely<any>, staleMs: number, own: readonly string[] = []): Promise<string[]> {
   const stale = sql`now() - make_interval(secs => ${staleMs / 1000}::double precision)`;
   await sql`delete from runner_heartbeats where last_seen < ${stale}`.execute(db);
   const { rows } = await sql<{ locked_by: string }>`
     select distinct j.locked_by from graphile_worker.jobs j
     where j.locked_by is not null and j.locked_at < ${stale}
+      and not (j.locked_by = any(${[...own]}::text[]))
       and not exists (select 1 from runner_heartbeats h where j.locked_by = any(h.worker_ids))
   `.execute(db);
   return rows.map((r) => r.locked_by);
@@ -78,18 +83,25 @@ export async function restoreCrashedAttempts(db: Kysely<any>, jobIds: readonly n
 }
 
 /**
- * Unlocks the jobs `jobIds` if `lockedBy` still holds them (and their queue, should they have
- * one), leaving the other jobs of the same worker pool alone: its other workers are running them.
- * For a live runner whose record of a job's end was lost (graphile-worker's forceUnlockWorkers
- * would unlock the whole pool). Returns the ids unlocked.
+ * Unlocks each job if `lockedBy` still holds it with the lock taken at `lockedAt` (and its queue,
+ * should it have one), leaving the other jobs of the same worker pool alone: its other workers
+ * are running them. For a live runner whose record of a job's end was lost (graphile-worker's
+ * forceUnlockWorkers would unlock the whole pool). The lock's time tells that lock from a later
+ * one of the same job (taken again after its end was recorded after all); it is compared within
+ * 2 ms (a JavaScript Date holds milliseconds, PostgreSQL microseconds; no job runs twice that
+ * fast). Returns the ids unlocked.
  */
-export async function unlockJobs(db: Kysely<any>, jobIds: readonly number[], lockedBy: readonly string[]): Promise<number[]> {
-  if (jobIds.length === 0 || lockedBy.length === 0) return [];
+export async function unlockJobs(db: Kysely<any>, jobs: readonly { id: number; lockedAt: Date }[], lockedBy: readonly string[]): Promise<number[]> {
+  if (jobs.length === 0 || lockedBy.length === 0) return [];
   const { rows } = await sql<{ id: string | number }>`
-    with j as (
-      update graphile_worker._private_jobs set locked_by = null, locked_at = null
-      where id = any(${[...jobIds]}::bigint[]) and locked_by = any(${[...lockedBy]}::text[])
-      returning id, job_queue_id
+    with lost as (
+      select * from unnest(${jobs.map((j) => j.id)}::bigint[], ${jobs.map((j) => j.lockedAt.toISOString())}::timestamptz[]) as l(id, locked_at)
+    ), j as (
+      update graphile_worker._private_jobs p set locked_by = null, locked_at = null
+      from lost
+      where p.id = lost.id and p.locked_by = any(${[...lockedBy]}::text[])
+        and abs(extract(epoch from p.locked_at - lost.locked_at)) < 0.002
+      returning p.id, p.job_queue_id
     ), q as (
       update graphile_worker._private_job_queues set locked_by = null, locked_at = null
       where id in (select job_queue_id from j) and locked_by = any(${[...lockedBy]}::text[])
