@@ -201,13 +201,15 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
       const locked = await jobsLockedBy(deps.db, ours);
       const stillLocked = new Set(locked);
       for (const [id, ended] of endedJobs) if (!stillLocked.has(id) && ended.at < since) endedJobs.delete(id);
-      const lost = locked.flatMap((id) => {
+      const lost = new Map(locked.flatMap((id) => {
         const ended = endedJobs.get(id);
-        return !runningJobs.has(id) && ended?.lockedAt && ended.at <= since - graceMs ? [{ id, lockedAt: ended.lockedAt }] : [];
-      });
-      for (const id of await unlockJobs(deps.db, lost, ours)) {
-        const ended = endedJobs.get(id)!;
-        endedJobs.delete(id);
+        return !runningJobs.has(id) && ended?.lockedAt && ended.at <= since - graceMs ? [[id, { ...ended, lockedAt: ended.lockedAt }] as const] : [];
+      }));
+      const released = await unlockJobs(deps.db, [...lost].map(([id, ended]) => ({ id, lockedAt: ended.lockedAt })), ours);
+      // (A released job may already run again here, its entry replaced: the one read above is used.)
+      for (const id of released) {
+        const ended = lost.get(id)!;
+        if (endedJobs.get(id)?.at === ended.at) endedJobs.delete(id);
         // A lost success would not have cost the attempt (a lost failure would have): given back
         // when it was the last, or the job could never run again.
         const restored = ended.failed ? 0 : await restoreCrashedAttempts(deps.db, [id]);
