@@ -25,6 +25,11 @@ export type Numeric = ColumnType<number, number | string, number | string>;
 
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
+export interface AnalyticsCsvChunks {
+  bucket: number;
+  text: string | null;
+}
+
 export interface AnalyticsCsvRows {
   followed: boolean;
   line: string | null;
@@ -293,6 +298,7 @@ export interface Webhooks {
 }
 
 export interface DB {
+  analytics_csv_chunks: AnalyticsCsvChunks;
   analytics_csv_rows: AnalyticsCsvRows;
   analytics_detections: AnalyticsDetections;
   api_keys: ApiKeys;

@@ -237,7 +237,7 @@ export async function queueWebhookDeliveries(trx: Transaction<DB>, siteId: numbe
       .values({ site_id: siteId, result_id: r.id, event_id: newEventId(), kind: 'result', type_of_test: r.type_of_test, url: hook.url, payload: JSON.stringify(payload), next_attempt_at: new Date() })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await queueDeliveryJob(trx, Number(row.id), null);
+    await queueDeliveryJob(trx, Number(row.id), 1, null);
     queued++;
   }
   return queued;
@@ -247,11 +247,24 @@ export async function queueWebhookDeliveries(trx: Transaction<DB>, siteId: numbe
  * The graphile-worker job of one attempt. Our own schedule (run_at), not graphile-worker's
  * retries: its backoff has no jitter and its attempts are not logged where the owner can see them.
  * max_attempts 3 only covers the task itself crashing (database gone), not the receiver failing.
+ *
+ * Made so that a job run again never sends early nor forks the schedule (a runner whose record of
+ * a job's end was lost to a database outage releases the job, which then runs again: worker.ts):
+ * the payload names the attempt the job makes, so a job whose attempt is already recorded sends
+ * nothing (deliverWebhookTask); and one job key per delivery, so a delivery never has two
+ * pending jobs (a later one replaces a pending one, graphile-worker's job_key_mode 'replace').
  */
-async function queueDeliveryJob(db: Kysely<any>, deliveryId: number, runAt: Date | null): Promise<void> {
+async function queueDeliveryJob(db: Kysely<any>, deliveryId: number, attempt: number, runAt: Date | null): Promise<void> {
+  const payload: DeliveryJob = { deliveryId, attempt };
   await sql`select graphile_worker.add_job(
-    ${DELIVER_TASK}::text, ${JSON.stringify({ deliveryId })}::json,
-    run_at := ${runAt}::timestamptz, max_attempts := 3)`.execute(db);
+    ${DELIVER_TASK}::text, ${JSON.stringify(payload)}::json,
+    run_at := ${runAt}::timestamptz, max_attempts := 3, job_key := ${`webhook_delivery:${deliveryId}`}::text)`.execute(db);
+}
+
+/** A deliver_webhook job's payload: the delivery, and which of its attempts the job makes (absent in jobs queued before it was named). */
+export interface DeliveryJob {
+  deliveryId: number;
+  attempt?: number;
 }
 
 /** The body of a test event: the site's latest public result, or a placeholder result before the first test. */
@@ -388,7 +401,7 @@ export async function recordDeliveryAttempt(
     }
     const next = new Date(now.getTime() + nextDelayMs);
     await where(trx.updateTable('webhook_deliveries').set({ ...base, next_attempt_at: next })).execute();
-    await queueDeliveryJob(trx, delivery.id, next);
+    await queueDeliveryJob(trx, delivery.id, attempts + 1, next);
     return 'retry';
   });
 }

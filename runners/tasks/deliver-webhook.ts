@@ -6,13 +6,13 @@
 import type { Task } from 'graphile-worker';
 import type { Db } from '../../core/db/database.js';
 import type { TargetGuard } from '../../core/net/target-guard.js';
-import { loadPendingDelivery, recordDeliveryAttempt, retryDelayMs } from '../../core/store/webhooks.js';
+import { loadPendingDelivery, recordDeliveryAttempt, retryDelayMs, type DeliveryJob } from '../../core/store/webhooks.js';
 import { sendWebhook, WEBHOOK_TIMEOUT_MS } from '../../core/webhooks/send.js';
 
 declare global {
   namespace GraphileWorker {
     interface Tasks {
-      deliver_webhook: { deliveryId: number };
+      deliver_webhook: DeliveryJob;
     }
   }
 }
@@ -26,8 +26,10 @@ export interface DeliverWebhookDeps {
   webhookRetryDelayMs?: (attempt: number) => number | null;
 }
 
-function isPayload(p: unknown): p is { deliveryId: number } {
-  return typeof p === 'object' && p !== null && Number.isInteger((p as { deliveryId?: unknown }).deliveryId);
+function isPayload(p: unknown): p is DeliveryJob {
+  if (typeof p !== 'object' || p === null) return false;
+  const { deliveryId, attempt } = p as { deliveryId?: unknown; attempt?: unknown };
+  return Number.isInteger(deliveryId) && (attempt === undefined || Number.isInteger(attempt));
 }
 
 export function deliverWebhookTask(deps: DeliverWebhookDeps): Task<'deliver_webhook'> {
@@ -36,6 +38,12 @@ export function deliverWebhookTask(deps: DeliverWebhookDeps): Task<'deliver_webh
     if (!isPayload(payload)) throw new Error(`deliver_webhook: invalid payload ${JSON.stringify(payload)}`);
     const delivery = await loadPendingDelivery(deps.db, payload.deliveryId);
     if (!delivery) return;
+    // This job's attempt is recorded already: the job runs again because the record of its end
+    // was lost (a database outage); sending now would come early and queue a second next attempt.
+    if (payload.attempt !== undefined && delivery.attempts >= payload.attempt) {
+      helpers.logger.info(`webhook delivery ${delivery.id} attempt ${payload.attempt}: made already, nothing sent`);
+      return;
+    }
     const outcome = await sendWebhook(deps.guard, delivery.url, delivery, deps.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS);
     const delay = (deps.webhookRetryDelayMs ?? retryDelayMs)(delivery.attempts + 1);
     const state = await recordDeliveryAttempt(deps.db, delivery, outcome, delay);

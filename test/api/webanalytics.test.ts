@@ -6,6 +6,7 @@
 import { PassThrough } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
+import { sql } from 'kysely';
 import { parseString } from 'fast-csv';
 import { buildApp } from '../../api/app.js';
 import { ANALYTICS_TOOLS } from '../../core/analytics.js';
@@ -110,7 +111,14 @@ t.test('the pre-rendered records follow a new detection, a title change and an a
     t.equal(res.statusCode, 200);
     return (await parse(res.body)).rows;
   };
+  const chunk = async () => (await db.selectFrom('analytics_csv_chunks').select(['bucket', 'text']).orderBy('bucket').execute());
+  const body = async () => {
+    const res = await app.inject({ url: `/webanalytics?api-key=${admin}` });
+    // Without the byte order mark and the header row.
+    return res.body.slice(res.body.indexOf('\n') + 1);
+  };
   const before = await get();
+  t.same(await chunk(), [{ bucket: 0, text: await body() }], 'the records are stored joined as one chunk (site ids 0–499), exactly as served');
 
   // A new analytics result: the record is re-rendered in the transaction that stores it.
   await seedRun(db, plain, { url: 'https://www.exempel.se/ny', testDate: new Date('2026-11-22T08:00:00.000Z'), outcomes: [analytics(['Hotjar', 'Umami'])] });
@@ -124,6 +132,7 @@ t.test('the pre-rendered records follow a new detection, a title change and an a
   // A title changed by plain SQL: the trigger clears the record, the reader renders it afresh and stores it back.
   await db.updateTable('sites').set({ title: '@Ny titel; "AB"' }).where('id', '=', quoting).execute();
   t.equal((await stored(quoting)).line, null, 'cleared in the same transaction');
+  t.same(await chunk(), [{ bucket: 0, text: null }], 'its chunk too');
   const retitled = await get();
   t.equal(retitled[2][0], '\'@Ny titel; "AB"', 'the new title, neutralised and quoted');
   t.same(retitled[2].slice(1), before[2].slice(1), 'the rest unchanged');
@@ -139,6 +148,41 @@ t.test('the pre-rendered records follow a new detection, a title change and an a
   t.same((await get()).map((r) => r[0]), ['Exempelby kommun', '\'=HYPERLINK("http://evil.example";"klicka")', '\'@Ny titel; "AB"', 'Ny kommun']);
   await db.updateTable('sites').set({ followed: true }).where('id', '=', dash).execute();
   t.equal((await get()).length, 5);
+  t.same(await chunk(), [{ bucket: 0, text: await body() }], 'joined and stored again by the reader');
+});
+
+t.test('a change committed while a reader joins a chunk is not overwritten by the older join', async (t) => {
+  const chunkText = async () => (await db.selectFrom('analytics_csv_chunks').select('text').where('bucket', '=', 0).executeTakeFirstOrThrow()).text;
+  const titleOf = (csv: string) => csv.split('\n').find((l) => l.includes('https://dash.example/'))!.split(';')[0];
+  // The reader will find the chunk and dash's record cleared.
+  await db.updateTable('sites').set({ title: 'Först' }).where('id', '=', dash).execute();
+  t.equal(await chunkText(), null);
+
+  // Another transaction changes dash's title again and holds its locks until the reader waits on them.
+  let commit!: () => void;
+  const committing = new Promise<void>((resolve) => (commit = resolve));
+  let changed!: () => void;
+  const hasChanged = new Promise<void>((resolve) => (changed = resolve));
+  const writer = db.transaction().execute(async (trx) => {
+    await trx.updateTable('sites').set({ title: 'Sedan' }).where('id', '=', dash).execute();
+    changed();
+    await committing;
+  });
+  await hasChanged;
+  const reading = app.inject({ url: `/webanalytics?api-key=${admin}` });
+  // Bounded: the reader's join waits on the writer's row locks (dash's record, the chunk).
+  let waiting = 0;
+  for (let i = 0; i < 500 && waiting === 0; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    waiting = (await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db)).rows[0].n;
+  }
+  t.equal(waiting, 1, 'the reader waits on the writer');
+  commit();
+  await writer;
+  const res = await reading;
+  t.equal(res.statusCode, 200);
+  t.equal(titleOf(res.body), 'Sedan', 'served: the committed change (the join was tried again on a fresh snapshot)');
+  t.equal(titleOf((await chunkText())!), 'Sedan', 'stored: the committed change, not the join begun before it');
 });
 
 t.test('the key matrix: query key (or header), admin level only; also under /0.1', async (t) => {

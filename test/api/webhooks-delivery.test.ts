@@ -6,6 +6,7 @@
 import http from 'node:http';
 import t from 'tap';
 import { runOnce } from 'graphile-worker';
+import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { TargetGuard } from '../../core/net/target-guard.js';
 import type { Db } from '../../core/db/database.js';
@@ -126,6 +127,31 @@ t.test('a receiver that fails twice then succeeds gets the exact payload three t
   t.equal(d.next_attempt_at, null);
   const hook = await db.selectFrom('webhooks').selectAll().executeTakeFirstOrThrow();
   t.equal(hook.failing_since, null, 'a success clears the failure');
+});
+
+t.test('a delivery job run again after its attempt was recorded (its end lost to an outage) sends nothing and forks no schedule', async (t) => {
+  const { db, url, siteId, rx, guard } = await arrange(t, null, [500, 200]);
+  await seedRun(db, siteId, { url: 'https://kommun.example/', outcomes: [outcome(7, 3)] });
+  const [{ id }] = await db.selectFrom('webhook_deliveries').select('id').execute();
+  const jobs = () => sql<{ key: string | null; payload: unknown }>`select key, payload from graphile_worker._private_jobs order by id`.execute(db).then((r) => r.rows);
+  t.same(await jobs(), [{ key: `webhook_delivery:${id}`, payload: { deliveryId: Number(id), attempt: 1 } }], 'one job per delivery, naming its attempt');
+  // The first attempt (500): recorded, the second queued a minute later.
+  const aMinute = { connectionString: url, taskList: { deliver_webhook: deliverWebhookTask({ db, guard, webhookRetryDelayMs: () => 60_000 }) as any }, logger: quietLogger() };
+  await runOnce(aMinute);
+  t.equal(rx.got.length, 1);
+  const second = [{ key: `webhook_delivery:${id}`, payload: { deliveryId: Number(id), attempt: 2 } }];
+  t.same(await jobs(), second);
+  // The first attempt's job again, as a runner that lost the record of its end releases it.
+  await sql`select graphile_worker.add_job('deliver_webhook', ${JSON.stringify({ deliveryId: Number(id), attempt: 1 })}::json)`.execute(db);
+  await runOnce(aMinute);
+  t.equal(rx.got.length, 1, 'nothing sent early');
+  t.same(await jobs(), second, 'the second attempt still waits for its time');
+  await sql`update graphile_worker._private_jobs set run_at = now()`.execute(db);
+  await drain(db, url, { guard, webhookRetryDelayMs: noWait });
+  t.equal(rx.got.length, 2, 'the receiver got the two attempts, not a third');
+  const [d] = await db.selectFrom('webhook_deliveries').selectAll().execute();
+  t.same([d.status, d.attempts, d.response_status], ['delivered', 2, 200]);
+  t.same(await jobs(), [], 'no job left');
 });
 
 t.test('410 Gone disables the webhook, with the reason; later results queue nothing', async (t) => {

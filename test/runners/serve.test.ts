@@ -118,7 +118,7 @@ t.test('npm start: one process, demo scores within two minutes, clean Ctrl-C, da
   for (const k of ['a11y', 'infosec', 'pagespeed', 'webstandard', 'overall']) t.ok(scores[k] >= 1 && scores[k] <= 5, `${k} on the scale`);
   t.notOk(first.lines.some((l) => l.includes(first.key) && !/Demo api-key|Try:/.test(l)), 'the key appears only where it is printed for the operator');
 
-  t.equal(await stopWith(first, 'SIGINT'), 0);
+  t.equal(await stopWith(first, 'SIGINT'), 0, `stopped cleanly; its last lines:\n${first.lines.slice(-15).join('\n')}`);
   t.ok(first.lines.includes('[webperf] stopped'));
   const pgAlive = await fetch(`${first.api}/health`).then(() => true, () => false);
   t.equal(pgAlive, false, 'the API is gone');
@@ -131,7 +131,7 @@ t.test('npm start: one process, demo scores within two minutes, clean Ctrl-C, da
   t.notOk(second.lines.some((l) => /imported/.test(l)), 'nothing imported twice');
   const again = await fetch(`${second.api}/item/${second.siteId}`, { headers: { 'api-key': second.key } }).then((r) => r.json());
   t.same(again.data.scores, scores, 'the scores survived the restart');
-  t.equal(await stopWith(second, 'SIGTERM'), 0);
+  t.equal(await stopWith(second, 'SIGTERM'), 0, `stopped cleanly; its last lines:\n${second.lines.slice(-15).join('\n')}`);
 });
 
 const execFileP = promisify(execFile);
@@ -211,6 +211,6 @@ t.test('operator commands work while the service runs; a service killed with SIG
     await new Promise((r) => setTimeout(r, 1000));
   }
   t.ok(scores, 'the demo site is tested, at its current address, within two minutes of the restart');
-  t.equal(await stopWith(second, 'SIGTERM'), 0);
+  t.equal(await stopWith(second, 'SIGTERM'), 0, `stopped cleanly; its last lines:\n${second.lines.slice(-15).join('\n')}`);
   t.same(readdirSync(pidDir), [], 'a clean stop leaves no Chromium note');
 });

@@ -15,6 +15,7 @@ import { PROJECT_ROOT } from '../../core/config.js';
 import { AXE_RUN_OPTIONS, loadAxe } from '../../core/gather/axe.js';
 import { queueRun } from '../../core/store/runs.js';
 import { issuePasswordToken } from '../../core/store/users.js';
+import { medianOfThree } from '../helpers/lighthouse-median.js';
 import { browserContext, portalUser, premiumSite, signIn, startPortal, submit } from '../helpers/portal.js';
 
 const SHOTS = path.join(PROJECT_ROOT, '.tap', 'screenshots');
@@ -100,14 +101,28 @@ t.test('portal pages: axe in sv and en, Lighthouse, screenshots', async (t) => {
       const why = runtimeError?.code ?? Object.values(audits).find((a) => a.errorMessage)?.errorMessage ?? '';
       return { a11y: Math.round((c.accessibility.score ?? 0) * 100), perf: Math.round((c.performance.score ?? 0) * 100), why };
     };
-    const signInScores = await rate(page, `${base}/portal/sign-in`);
+    // Rated three times, the run of median performance judged (test/helpers/lighthouse-median.ts).
+    const signIn3 = await medianOfThree(() => rate(page, `${base}/portal/sign-in`), (r) => r.perf);
+    t.comment(`sign-in performance of the runs: ${signIn3.performances.join(', ')}`);
+    const signInScores = signIn3.median;
     t.ok(signInScores.a11y >= 95, `sign-in accessibility ${signInScores.a11y} ≥ 95 ${signInScores.why}`);
     t.ok(signInScores.perf >= 90, `sign-in performance ${signInScores.perf} ≥ 90 ${signInScores.why}`);
     t.equal(await signIn(page, base, 'lh@example.org', 'a good password'), 200);
     // A fresh tab of the same context (its cookies, so signed in): Lighthouse measures a page's first navigation.
-    const tab = await context.newPage();
-    const homeScores = await rate(tab, `${base}/portal/`);
-    t.equal(new URL(tab.url()).pathname, '/portal/', 'measured signed in (no redirect to the sign-in page)');
+    const paths: string[] = [];
+    const home3 = await medianOfThree(async () => {
+      const tab = await context.newPage();
+      try {
+        const scores = await rate(tab, `${base}/portal/`);
+        paths.push(new URL(tab.url()).pathname);
+        return scores;
+      } finally {
+        await tab.close();
+      }
+    }, (r) => r.perf);
+    t.comment(`My sites performance of the runs: ${home3.performances.join(', ')}`);
+    const homeScores = home3.median;
+    t.same(paths, ['/portal/', '/portal/', '/portal/'], 'measured signed in (no redirect to the sign-in page)');
     t.ok(homeScores.a11y >= 95, `My sites accessibility ${homeScores.a11y} ≥ 95 ${homeScores.why}`);
     t.ok(homeScores.perf >= 90, `My sites performance ${homeScores.perf} ≥ 90 ${homeScores.why}`);
   });
