@@ -19,8 +19,10 @@ export interface HeldSite {
   url: string;
   /** How many times `/` was requested. */
   readonly requests: number;
-  /** The most loads of `/` that were waiting for their answer at one time. */
+  /** The most loads of `/` that were waiting for their answer at one time (since the last reset). */
   readonly mostAtOnce: number;
+  /** Starts counting `mostAtOnce` afresh (from the loads waiting now). */
+  resetMostAtOnce(): void;
   /** Holds the next loads of `/` back. */
   hold(): void;
   /** Answers from now on, and drops the loads held so far (their browser is gone). */
@@ -57,6 +59,7 @@ export async function startHeldSite(options: HeldSiteOptions = {}): Promise<Held
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`,
     get requests() { return requests; },
     get mostAtOnce() { return mostAtOnce; },
+    resetMostAtOnce() { mostAtOnce = atOnce; },
     hold() { holding = true; },
     release() {
       holding = false;
