@@ -1,7 +1,8 @@
 /**
  * One installation for a chaos scenario: a `webperf api` process that owns its embedded PostgreSQL,
  * a loopback fixture site, a site with a premium level and a key; and the settings runner
- * processes need to join it.
+ * processes need to join it. The fixture site is test/fixtures/sites/good unless the scenario
+ * brings its own (`siteUrl`: a loopback site it started and closes itself).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -28,9 +29,16 @@ export interface Installation {
   close(): Promise<void>;
 }
 
-export async function install(): Promise<Installation> {
+export interface InstallOptions {
+  /** The registered site's start page, on a loopback site the caller runs; the runners may load its origin. */
+  siteUrl?: string;
+}
+
+export async function install(options: InstallOptions = {}): Promise<Installation> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'webperf-chaos-runners-'));
-  const site = await startStaticSite(path.join(PROJECT_ROOT, 'test', 'fixtures', 'sites', 'good'));
+  const site = options.siteUrl
+    ? { url: options.siteUrl, close: async () => {} }
+    : await startStaticSite(path.join(PROJECT_ROOT, 'test', 'fixtures', 'sites', 'good'));
   const origin = new URL(site.url).origin;
   const api = await spawnWebperf('api', { WEBPERF_DATA_DIR: dataDir, PORT: '0', WEBPERF_DEMO: '0', LOG_LEVEL: 'warn', WEBPERF_RATE_LIMIT: '100000' });
   const { port } = postmasterOf(path.join(dataDir, 'pg'));
