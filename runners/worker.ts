@@ -2,6 +2,7 @@
  * graphile-worker wiring: the task list, the crontab and the runner.
  */
 import { EventEmitter } from 'node:events';
+import pg from 'pg';
 import { setTimeout as delay } from 'node:timers/promises';
 import { makeWorkerUtils, parseCrontab, run, type Logger, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { Db } from '../core/db/database.js';
@@ -116,8 +117,17 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
   });
   const start = async () => {
     createdPool = null;
+    // Our own connection pool, not one graphile-worker makes from the connection string: it ends
+    // those without waiting (its releaser does not await pgPool.end()), so a job's completion it
+    // does not await either could still be on the wire when stop() returned; ours is ended, and
+    // awaited, once the worker pool has ended (supervise).
+    const pgPool = new pg.Pool({ connectionString: deps.connectionString, max: 10 });
+    // As graphile-worker's own pools: a connection error of an idle or checked-out client is
+    // raised by its next query, it must not end the process as an unheard 'error' event.
+    pgPool.on('error', (err) => logger.error(`runner: idle database client: ${err.message}`));
+    pgPool.on('connect', (client) => void client.on('error', (err) => logger.error(`runner: database client: ${err.message}`)));
     const runner = await run({
-      connectionString: deps.connectionString,
+      pgPool,
       events,
       concurrency: deps.concurrency,
       noHandleSignals: true,
@@ -128,8 +138,11 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
       // Not batched completion (`preset: { worker: { completeJobBatchDelay: 0, ... } }`): with it,
       // test/chaos/faults-runners.test.ts saw a job's attempts restored under its running runner
       // (RELIABILITY.md, Faults). A completion lost without it is released by releaseLostEnds.
+    }).catch(async (err: unknown) => {
+      await pgPool.end().catch(() => {});
+      throw err;
     });
-    return { runner, poolId: createdPool as string | null };
+    return { runner, pgPool, poolId: createdPool as string | null };
   };
 
   let current = await start();
@@ -148,6 +161,9 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
   const supervise = async (): Promise<void> => {
     for (;;) {
       const ended = await current.runner.promise.then(() => 'ended', (err: unknown) => `ended with ${err instanceof Error ? err.message : String(err)}`);
+      // Waits for what is still on the wire (a completion graphile-worker did not await), for 10 s
+      // at most: a client never given back must not hold up a stop.
+      await Promise.race([current.pgPool.end().catch(() => {}), delay(10_000, undefined, { ref: false })]);
       // The ended pool's jobs belong to nobody now: the heartbeat no longer announces it.
       if (current.poolId) workerIds.delete(current.poolId);
       // Its workers are gone (releaseJobsOf below frees what they held).
