@@ -3,7 +3,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TrustProxy } from '../core/config.js';
-import type { ApiDeps } from './context.js';
+import type { ApiDeps, RouteTableEntry } from './context.js';
 import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js';
 import auth from './plugins/auth.js';
 import body from './plugins/body.js';
@@ -45,11 +45,13 @@ export async function buildApp(deps: ApiDeps, options: { logger?: boolean | { st
   // Collected at the root so that /info lists every documented route of every plugin.
   const endpoints: { method: string; path: string }[] = [];
   app.decorate('endpoints', endpoints);
-  const routeTable: { method: string; url: string }[] = [];
+  const routeTable: RouteTableEntry[] = [];
   app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    for (const method of methods) routeTable.push({ method, url: route.url });
+    const bodyProperties = (route.schema?.body as { properties?: Record<string, unknown> } | undefined)?.properties;
+    const bodyFields = bodyProperties ? Object.keys(bodyProperties) : undefined;
+    for (const method of methods) routeTable.push({ method, url: route.url, ...(bodyFields ? { bodyFields } : {}) });
     const documented = (route.schema as { tags?: unknown } | undefined)?.tags !== undefined;
     for (const method of methods) {
       if (method === 'HEAD' || !documented || endpoints.some((e) => e.method === method && e.path === route.url)) continue;

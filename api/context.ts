@@ -23,12 +23,20 @@ export interface ApiDeps {
   guard?: TargetGuard;
 }
 
+/** One route of the route table. */
+export interface RouteTableEntry {
+  method: string;
+  url: string;
+  /** The properties of the route's body schema, when it has one. */
+  bodyFields?: string[];
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
     deps: ApiDeps;
     /** Documented routes, for /info. */
     endpoints: { method: string; path: string }[];
-    /** Every route of every plugin, documented or not (the input fuzzer walks it). */
-    routeTable: { method: string; url: string }[];
+    /** Every route of every plugin, documented or not, with its body's field names when its schema names them (the input fuzzer walks it). */
+    routeTable: RouteTableEntry[];
   }
 }

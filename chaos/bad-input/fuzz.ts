@@ -10,11 +10,16 @@
  * message } with `error` a code of the catalogue (core/errors.ts) and `statusCode` the status.
  */
 import fc from 'fast-check';
+import type { RouteTableEntry } from '../../api/context.js';
 import { ErrorCodes } from '../../core/errors.js';
 import { rawRequest, type RawOutcome } from './raw-http.js';
 
-/** The kinds of caller the fuzzer plays. */
-export const KEY_KINDS = ['none', 'invalid', 'revoked', 'other-site', 'standard', 'agency', 'admin'] as const;
+/**
+ * The kinds of caller the fuzzer plays: no key, api-keys of every kind, and `session`, a
+ * signed-in portal user (session cookie, and the form's CSRF token in every portal POST) who
+ * sends no api-key.
+ */
+export const KEY_KINDS = ['none', 'invalid', 'revoked', 'other-site', 'standard', 'agency', 'admin', 'session'] as const;
 export type KeyKind = (typeof KEY_KINDS)[number];
 
 /** The families of malformation; `valid` is a well-formed request (it reaches the routes' logic). */
@@ -37,14 +42,26 @@ export interface FuzzTarget {
 export interface FuzzWorld {
   port: number;
   /** The key sent for each kind (null: none). `invalid` draws among several. */
-  keys: Record<Exclude<KeyKind, 'none' | 'invalid'>, string>;
+  keys: Record<Exclude<KeyKind, 'none' | 'invalid' | 'session'>, string>;
   /** A site every valid key but `other-site` reaches. */
   siteId: number;
   /** A site only the other-site, agency and admin keys reach. */
   otherSiteId: number;
   /** A test type id that exists. */
   testTypeId: number;
+  /** The signed-in portal user's session (an agency user reaching `siteId`). */
+  session: {
+    /** The Cookie header value. */
+    cookie: string;
+    /** A CSRF token of that session. */
+    csrf: string;
+    /** The Cookie header value of another session of the same user with the same CSRF secret, each only once: for requests that end their session (sign-out). */
+    spareCookie(): string;
+  };
 }
+
+/** Routes whose request ends the caller's session: the `session` caller sends them with a spare one. */
+const ENDS_SESSION = new Set(['POST /portal/sign-out']);
 
 interface OpenApiParameter { name: string; in: string; schema?: { type?: string } }
 interface OpenApiOperation {
@@ -58,7 +75,7 @@ const METHODS = ['get', 'post', 'put', 'delete', 'patch', 'head', 'options'];
  * The routes to fuzz: every operation of the description, and every route of the route table
  * that the description does not hold (with its parameters taken from its path).
  */
-export function fuzzTargets(openapi: { paths: Record<string, Record<string, OpenApiOperation>> }, routeTable: { method: string; url: string }[]): FuzzTarget[] {
+export function fuzzTargets(openapi: { paths: Record<string, Record<string, OpenApiOperation>> }, routeTable: RouteTableEntry[]): FuzzTarget[] {
   const targets: FuzzTarget[] = [];
   const seen = new Set<string>();
   for (const [path, ops] of Object.entries(openapi.paths)) {
@@ -80,7 +97,12 @@ export function fuzzTargets(openapi: { paths: Record<string, Record<string, Open
     if (seen.has(`${route.method} ${path}`)) continue;
     seen.add(`${route.method} ${path}`);
     const params = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => ({ name: m[1], in: 'path' as const, type: 'string' }));
-    targets.push({ method: route.method, path, params, body: null, documented: false });
+    // A body as a browser's form sends it: for routes whose schema names its fields, and for every
+    // POST of the portal (its forms all carry _csrf, which the session caller adds).
+    const fields = (route.bodyFields ?? []).filter((f) => f !== '_csrf');
+    const takesForm = route.bodyFields !== undefined || (route.method === 'POST' && path.startsWith('/portal/'));
+    const body = takesForm ? { contentTypes: ['application/x-www-form-urlencoded'], properties: Object.fromEntries(fields.map((f) => [f, {}])) } : null;
+    targets.push({ method: route.method, path, params, body, documented: false });
   }
   return targets;
 }
@@ -170,6 +192,8 @@ function validValue(name: string, world: FuzzWorld): string {
     case 'content': return 'Det här är en kort text. Den har två meningar.';
     case 'urls': case 'url': return 'http://127.0.0.1:9/';
     case 'threshold': return '2';
+    case 'kind': return 'retest';
+    case 'label': return 'fuzz key';
     case '*': return 'index.html';
     default: return 'x';
   }
@@ -216,7 +240,7 @@ const INVALID_KEYS: fc.Arbitrary<string> = fc.oneof(
 
 /** The api-key header value of a key kind, or null. */
 function keyArb(kind: KeyKind, world: FuzzWorld): fc.Arbitrary<string | null> {
-  if (kind === 'none') return fc.constant(null);
+  if (kind === 'none' || kind === 'session') return fc.constant(null);
   if (kind === 'invalid') return INVALID_KEYS;
   return fc.constant(world.keys[kind]);
 }
@@ -229,11 +253,14 @@ function multipart(fields: Record<string, string>, boundary: string, file?: { na
   return wtf8(text);
 }
 
-function validFields(target: FuzzTarget, world: FuzzWorld): Record<string, string> {
+function validFields(target: FuzzTarget, world: FuzzWorld, kind: KeyKind): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of Object.keys(target.body?.properties ?? {})) out[name] = validValue(name, world);
+  if (kind === 'session' && isPortalPost(target)) out._csrf = world.session.csrf;
   return out;
 }
+
+const isPortalPost = (target: FuzzTarget) => target.method === 'POST' && target.path.startsWith('/portal/');
 
 /** A body in one of the route's declared types, with the given fields. */
 function encodeBody(contentType: string, fields: Record<string, unknown>): [string, Buffer] {
@@ -265,12 +292,16 @@ export function requestArb(target: FuzzTarget, kind: KeyKind, family: Family, wo
   const validHeaders = (): [string, Buffer][] => headerParams.map((p) => [p.name, Buffer.from(validValue(p.name, world))]);
   const validBody = (): { headers: [string, Buffer][]; body: Buffer | null } => {
     if (!target.body) return { headers: [], body: null };
-    const [ct, body] = encodeBody(target.body.contentTypes[0], validFields(target, world));
+    const [ct, body] = encodeBody(target.body.contentTypes[0], validFields(target, world, kind));
     return { headers: [['content-type', Buffer.from(ct)]], body };
   };
 
   return fc.tuple(keyArb(kind, world), fc.boolean(), familyArb()).map(([key, keyInQuery, make]) => {
     const parts = make();
+    if (kind === 'session') {
+      const cookie = ENDS_SESSION.has(`${target.method} ${target.path}`) ? world.session.spareCookie() : world.session.cookie;
+      parts.headers.unshift(['cookie', Buffer.from(cookie)]);
+    }
     if (key !== null) {
       if (keyInQuery) {
         const sep = parts.target.includes('?') ? '&' : '?';
@@ -319,7 +350,7 @@ export function requestArb(target: FuzzTarget, kind: KeyKind, family: Family, wo
         });
       }
       case 'header': {
-        const names = [...headerParams.map((p) => p.name), 'site-id', 'testnums', 'pages', 'format', 'accept', 'accept-language', 'if-none-match', 'content-length-x', 'x-forwarded-for', 'expect'];
+        const names = [...headerParams.map((p) => p.name), 'site-id', 'testnums', 'pages', 'format', 'accept', 'accept-language', 'if-none-match', 'content-length-x', 'x-forwarded-for', 'expect', 'cookie'];
         return fc.tuple(fc.constantFrom(...names), nastyText, fc.boolean()).map(([name, value, twice]) => () => {
           const headers = validHeaders().filter(([n]) => n !== name);
           headers.push([name, headerBytes(value)]);
@@ -328,19 +359,19 @@ export function requestArb(target: FuzzTarget, kind: KeyKind, family: Family, wo
         });
       }
       case 'body': {
-        const fieldNames = [...Object.keys(target.body?.properties ?? {}), 'content', 'urls', 'url', 'pages', 'x'];
+        const fieldNames = [...Object.keys(target.body?.properties ?? {}), 'content', 'urls', 'url', 'pages', 'x', '_csrf'];
         const value: fc.Arbitrary<unknown> = fc.oneof(nastyText, fc.constantFrom(1e308, -1, 0, 1.5, Number.MAX_SAFE_INTEGER + 2, true, null, [], {}, ['a', 'b'], { a: 1 }));
         const contentType = fc.constantFrom(...(target.body?.contentTypes ?? ['application/json']));
         return fc.oneof(
           fc.tuple(contentType, fc.dictionary(fc.constantFrom(...fieldNames), value, { maxKeys: 3 })).map(([ct, fields]) => () => {
-            const [type, body] = encodeBody(ct, { ...validFields(target, world), ...fields });
+            const [type, body] = encodeBody(ct, { ...validFields(target, world, kind), ...fields });
             return base({ body: { headers: [['content-type', Buffer.from(type)]], body } });
           }),
           RAW_JSON.map((text) => () => base({ body: { headers: [['content-type', Buffer.from('application/json')]], body: wtf8(text) } })),
         );
       }
       case 'content-type': {
-        const fields = () => validFields(target, world);
+        const fields = () => validFields(target, world, kind);
         const boundary = 'fuzzB0undary';
         const cases: (() => { headers: [string, Buffer][]; body: Buffer | null })[] = [
           () => ({ headers: [['content-type', Buffer.from('application/x-www-form-urlencoded')]], body: wtf8(JSON.stringify(fields())) }),
@@ -414,6 +445,8 @@ export interface FuzzReport {
   broken: Record<Finding['rule'], number>;
   /** The slowest requests (ms, route, key kind, family, status). */
   slowest: { ms: number; route: string; key: KeyKind; family: Family; status: number | string }[];
+  /** The answer (status, or how it failed) to the first well-formed request of each cell, by `${kind} ${method} ${path}`. */
+  validAnswers: Record<string, number | string>;
   /** Cells (route × key kind × family) sent at least once. */
   cells: number;
   routes: number;
@@ -461,7 +494,7 @@ export async function runFuzz(options: {
 }): Promise<FuzzReport> {
   const { world, targets, perCell, seed } = options;
   const started = Date.now();
-  const report: FuzzReport = { requests: 0, statuses: {}, findings: [], broken: { '5xx': 0, dropped: 0, hang: 0, 'error body': 0 }, slowest: [], cells: 0, routes: targets.length, ms: 0 };
+  const report: FuzzReport = { requests: 0, statuses: {}, findings: [], broken: { '5xx': 0, dropped: 0, hang: 0, 'error body': 0 }, slowest: [], validAnswers: {}, cells: 0, routes: targets.length, ms: 0 };
   type Job = { target: FuzzTarget; kind: KeyKind; family: Family; seed: number; parts: RequestParts };
   // Drawn lazily, cell by cell, so that 100 kB values are not all held at once.
   function* jobs(): Generator<Job> {
@@ -494,6 +527,8 @@ export async function runFuzz(options: {
         report.slowest.sort((a, b) => b.ms - a.ms).splice(5);
       }
       if (outcome.kind === 'answer') report.statuses[outcome.response.status] = (report.statuses[outcome.response.status] ?? 0) + 1;
+      const cellName = `${job.kind} ${job.target.method} ${job.target.path}`;
+      if (job.family === 'valid' && !(cellName in report.validAnswers)) report.validAnswers[cellName] = outcome.kind === 'answer' ? outcome.response.status : outcome.kind;
       const broken = judge(outcome);
       if (broken) {
         report.broken[broken.rule]++;

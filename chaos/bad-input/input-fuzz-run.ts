@@ -25,6 +25,8 @@ export interface InputFuzzResult {
   heapBack: boolean;
   /** Heap and RSS after the run are within MEMORY_SLACK of before. */
   memoryBack: boolean;
+  /** The signed-in portal caller's own session still reaches the portal after the run (GET /portal/ answers 200). */
+  sessionKept: boolean;
   /** Lines the API logged at error level (the causes of any 5xx). */
   apiErrors: string[];
 }
@@ -59,9 +61,12 @@ export async function runInputFuzz(options: { databaseUrl: string; perCell: numb
     } catch {
       healthy = false;
     }
+    const portal = await fetch(`${api.url}/portal/`, { redirect: 'manual', headers: { cookie: world.session.cookie }, signal: AbortSignal.timeout(30_000) });
+    const sessionKept = portal.status === 200;
+    await portal.body?.cancel();
     const heapBack = memoryAfter.heapUsed <= memoryBefore.heapUsed + MEMORY_SLACK.heapUsed;
     const memoryBack = heapBack && memoryAfter.rss <= memoryBefore.rss + MEMORY_SLACK.rss;
-    return { report, targets, memoryBefore, memoryAfter, healthy, heapBack, memoryBack, apiErrors: [...api.errors] };
+    return { report, targets, memoryBefore, memoryAfter, healthy, heapBack, memoryBack, sessionKept, apiErrors: [...api.errors] };
   } finally {
     await db.destroy();
     await api.stop();

@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { RouteTableEntry } from '../../api/context.js';
 import { ensureDatabase, startEmbeddedPostgres } from '../../core/db/embedded.js';
 
 const ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), 'api-process.ts');
@@ -23,7 +24,7 @@ export interface ApiProcess {
   port: number;
   pid: number;
   /** Every route of the running application (its route table), documented or not. */
-  routes: { method: string; url: string }[];
+  routes: RouteTableEntry[];
   memory(): Promise<Memory>;
   /** True while the process runs. */
   alive(): boolean;
@@ -61,8 +62,8 @@ export async function startApiProcess(databaseUrl: string, env: Record<string, s
   child.once('exit', () => {
     exited = true;
   });
-  const ready = await new Promise<{ url: string; routes: { method: string; url: string }[] }>((resolve, reject) => {
-    const onMessage = (msg: { type?: string; url?: string; routes?: { method: string; url: string }[] }) => {
+  const ready = await new Promise<{ url: string; routes: RouteTableEntry[] }>((resolve, reject) => {
+    const onMessage = (msg: { type?: string; url?: string; routes?: RouteTableEntry[] }) => {
       if (msg.type === 'ready' && msg.url) {
         child.off('exit', onExit);
         resolve({ url: msg.url, routes: msg.routes ?? [] });

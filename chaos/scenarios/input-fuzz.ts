@@ -1,10 +1,11 @@
 /**
  * Bad input: a fuzz run derived from the service's own /openapi.json and route table, at least
- * 10,000 requests over every route and method, with every kind of key and every family of
- * malformation (chaos/bad-input/fuzz.ts), against the real API in its own process over a scratch
- * embedded PostgreSQL. Goals: zero 5xx, zero connections dropped or left without an answer, every
- * error answer in the documented body with a catalogue code, the process healthy afterwards and
- * its memory back near where it started.
+ * 10,000 requests over every route and method, with every kind of key and a signed-in portal
+ * user, and every family of malformation (chaos/bad-input/fuzz.ts), against the real API in its
+ * own process over a scratch embedded PostgreSQL. Goals: zero 5xx, zero connections dropped or
+ * left without an answer, every error answer in the documented body with a catalogue code, the
+ * process healthy afterwards and its memory back near where it started, the signed-in caller
+ * really in the portal (and still signed in at the end).
  */
 import type { ChaosRow, ChaosScenario } from '../scenario.js';
 import { FAMILIES, KEY_KINDS } from '../bad-input/fuzz.js';
@@ -36,6 +37,8 @@ const scenario: ChaosScenario = {
         row('fuzz: API process after the run', '/health', r.healthy ? '200 ok' : 'not ok', r.healthy),
         row(`fuzz: API heap after GC, before → after (slack ${mb(MEMORY_SLACK.heapUsed)})`, 'heap', `${mb(r.memoryBefore.heapUsed)} → ${mb(r.memoryAfter.heapUsed)}`, r.memoryAfter.heapUsed <= r.memoryBefore.heapUsed + MEMORY_SLACK.heapUsed),
         row(`fuzz: API RSS, before → after (slack ${mb(MEMORY_SLACK.rss)})`, 'RSS', `${mb(r.memoryBefore.rss)} → ${mb(r.memoryAfter.rss)}`, r.memoryAfter.rss <= r.memoryBefore.rss + MEMORY_SLACK.rss),
+        row('fuzz: signed-in portal caller (session cookie and CSRF token): well-formed GET /portal/, /portal/keys, /portal/sites/{id}', 'answers', ['GET /portal/', 'GET /portal/keys', 'GET /portal/sites/{id}'].map((r) => report.validAnswers[`session ${r}`]).join(', '), ['GET /portal/', 'GET /portal/keys', 'GET /portal/sites/{id}'].every((r) => report.validAnswers[`session ${r}`] === 200)),
+        row('fuzz: signed-in portal caller: own session after the run', 'GET /portal/', r.sessionKept ? '200 (signed in)' : 'signed out', r.sessionKept),
         row('fuzz: throughput (each request on a new connection)', 'requests/s', String(Math.round(report.requests / (report.ms / 1000))), true),
       ];
     } finally {

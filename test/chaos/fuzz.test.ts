@@ -23,6 +23,16 @@ t.test('fuzzing every route with every key kind and malformation: no 5xx, no dro
   const findings = report.findings.map((f) => `${f.rule} ${f.route} key=${f.key} family=${f.family} seed=${f.seed}: ${f.detail.slice(0, 200)}`);
   t.same(report.broken, { '5xx': 0, dropped: 0, hang: 0, 'error body': 0 }, 'no 5xx, no connection without an answer, every error in the documented body', { findings, apiErrors: r.apiErrors.slice(-5) });
   t.ok((report.statuses[200] ?? 0) > 0 && (report.statuses[400] ?? 0) > 0 && (report.statuses[401] ?? 0) > 0 && (report.statuses[403] ?? 0) > 0, 'the keys and values reached both the routes and their refusals', { statuses: report.statuses });
+  // The signed-in portal caller reached the portal's pages and forms (a signed-out one is sent
+  // to the sign-in form), and the sign-out it sent ended a spare session, not its own.
+  const answers = report.validAnswers;
+  t.same(
+    Object.fromEntries(['GET /portal/', 'GET /portal/keys', 'GET /portal/account', 'GET /portal/sites/{id}', 'GET /portal/sites/{id}/webhook', 'GET /portal/webanalytics.csv', 'POST /portal/keys', 'POST /portal/sign-out'].map((route) => [route, answers[`session ${route}`]])),
+    { 'GET /portal/': 200, 'GET /portal/keys': 200, 'GET /portal/account': 200, 'GET /portal/sites/{id}': 200, 'GET /portal/sites/{id}/webhook': 200, 'GET /portal/webanalytics.csv': 200, 'POST /portal/keys': 200, 'POST /portal/sign-out': 303 },
+    'the signed-in caller reaches the portal pages and forms',
+  );
+  t.same([answers['none GET /portal/keys'], answers['none POST /portal/keys'], answers['admin GET /portal/keys']], [303, 403, 303], 'without a session: sent to sign in, a form refused (no CSRF secret), an api-key is no session');
+  t.ok(r.sessionKept, 'the signed-in caller is still signed in after the run');
   t.ok(r.healthy, '/health answers 200 ok afterwards and the process still runs');
   t.comment(`API memory before → after: heap ${r.memoryBefore.heapUsed} → ${r.memoryAfter.heapUsed}, RSS ${r.memoryBefore.rss} → ${r.memoryAfter.rss}; ${report.requests} requests in ${report.ms} ms`);
   t.ok(r.heapBack, 'the heap after a full GC is back near the start', { before: r.memoryBefore, after: r.memoryAfter });
