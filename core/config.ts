@@ -21,7 +21,10 @@ export interface Config {
   allowTargets: string[];
   /** npm package names (or paths) of third-party plugins. */
   plugins: string[];
+  /** Test jobs a runner runs at once. */
   concurrency: number;
+  /** Webhook deliveries a runner sends at once, in a worker pool of their own (never in a test slot). */
+  deliveryConcurrency: number;
   /** Hard time limit of one test job. */
   jobTimeoutMs: number;
   /** How often a runner announces that it is alive. */
@@ -128,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     allowTargets: list(env.WEBPERF_ALLOW_TARGETS),
     plugins: list(env.WEBPERF_PLUGINS),
     concurrency: int(env.WEBPERF_CONCURRENCY, 1, 'WEBPERF_CONCURRENCY') || 1,
+    deliveryConcurrency: int(env.WEBPERF_WEBHOOK_CONCURRENCY, 4, 'WEBPERF_WEBHOOK_CONCURRENCY') || 4,
     jobTimeoutMs: int(env.WEBPERF_JOB_TIMEOUT_MS, 180_000, 'WEBPERF_JOB_TIMEOUT_MS'),
     heartbeatMs: int(env.WEBPERF_HEARTBEAT_MS, 15_000, 'WEBPERF_HEARTBEAT_MS') || 15_000,
     staleAfterMs: int(env.WEBPERF_STALE_AFTER_MS, 60_000, 'WEBPERF_STALE_AFTER_MS') || 60_000,

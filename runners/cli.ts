@@ -61,7 +61,7 @@ async function serve(config: Config, parts: { api: boolean; runner: boolean }): 
     if (service.apiUrl) log(`Try:   curl -H 'api-key: ${service.demo.key}' ${service.apiUrl}/item/${service.demo.siteId}`);
     if (service.apiUrl) log(`Portal: ${service.apiUrl}/portal/  (demo account: ${service.demo.portal.email} / password ${service.demo.portal.password})`);
   }
-  if (service.worker) log(`runner: ${config.concurrency} concurrent job(s)`);
+  if (service.worker) log(`runner: ${config.concurrency} concurrent test job(s), ${config.deliveryConcurrency} concurrent webhook deliveries`);
   log('Ctrl-C stops everything.');
   waitForSignal(service, log);
 }

@@ -71,6 +71,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         guard,
         registry,
         concurrency: config.concurrency,
+        deliveryConcurrency: config.deliveryConcurrency,
         jobTimeoutMs: config.jobTimeoutMs,
         heartbeatMs: config.heartbeatMs,
         staleAfterMs: config.staleAfterMs,

@@ -15,6 +15,7 @@ import { runTestsTask, type RunTestsDeps } from './tasks/run-tests.js';
 import { runAuditTask } from './tasks/run-audit.js';
 import { CRONTAB, scheduleFollowedSitesTask } from './tasks/schedule-followed-sites.js';
 import { deliverWebhookTask } from './tasks/deliver-webhook.js';
+import { DELIVER_TASK } from '../core/store/webhooks.js';
 import { quietLogger, runWorkerMigrations } from './worker-schema.js';
 
 export { quietLogger, runWorkerMigrations };
@@ -25,7 +26,10 @@ export interface WorkerDeps {
   pool: BrowserPool;
   guard: TargetGuard;
   registry: PluginRegistry;
+  /** Test jobs (run_tests, run_audit) at once. */
   concurrency: number;
+  /** Webhook deliveries at once, in a pool of their own (default DELIVERY_CONCURRENCY). */
+  deliveryConcurrency?: number;
   jobTimeoutMs: number;
   /** How often the runner announces it is alive (and looks for silent runners' jobs). */
   heartbeatMs?: number;
@@ -45,7 +49,7 @@ export function taskList(deps: WorkerDeps): TaskList {
   return {
     run_tests: runTestsTask(deps) as TaskList[string],
     schedule_followed_sites: scheduleFollowedSitesTask(deps.db) as TaskList[string],
-    deliver_webhook: deliverWebhookTask(deps) as TaskList[string],
+    [DELIVER_TASK]: deliverWebhookTask(deps) as TaskList[string],
     run_audit: runAuditTask({ ...deps, crux: deps.crux ?? { apiKey: null, endpoint: '' } }) as TaskList[string],
   };
 }
@@ -62,8 +66,16 @@ export function lostEndGraceMs(heartbeatMs: number): number {
 }
 
 /**
- * Starts graphile-worker under supervision, which covers two ways graphile-worker (0.17) can fail
- * to record a job's end while the database is away:
+ * Starts the runner's two graphile-worker pools under supervision, on one heartbeat:
+ *
+ * - the test pool (`concurrency` workers): run_tests, run_audit and the daily schedule;
+ * - the delivery pool (`deliveryConcurrency` workers, default DELIVERY_CONCURRENCY): deliver_webhook
+ *   only. graphile-worker fetches only the jobs whose task is in a pool's task list, so a slow or
+ *   hanging receiver (each attempt waits up to its 10 s timeout) holds a delivery worker, never a
+ *   test slot: deliveries neither block nor slow the tests (test/runners/delivery-pool.test.ts).
+ *
+ * The supervision of each pool covers two ways graphile-worker (0.17) can fail to record a job's
+ * end while the database is away:
  *
  * - Non-batched completion (ours): its worker calls completeJob/failJob without awaiting them and
  *   retries only a few error codes, so a refused or cut connection is an unhandled rejection
@@ -77,24 +89,118 @@ export function lostEndGraceMs(heartbeatMs: number): number {
  *   tried again next period. test/chaos/faults-completion.test.ts proves it with a real runner.
  * - Batched completion (not enabled, see below) turns the same failure into the end of the whole
  *   worker pool, and nothing would start it again: the runner would stay up doing nothing. So
- *   whenever the pool ends without our asking, the reason is logged and a new pool is started
+ *   whenever a pool ends without our asking, the reason is logged and a new pool is started
  *   (after 1 s, doubling to 30 s while the database is still away); the jobs the ended pool still
  *   held are then unlocked (the heartbeat stops announcing its id, so it would unlock them too,
  *   later).
  *
  * Either way the job whose end was lost runs again. A `run_tests` job finds its run stored and
  * stores, notifies and charges nothing (executeRun returns for a `done` run; credits are charged
- * when an order is placed); `run_audit` returns for a `done` audit (executeAudit).
- * The returned Runner stays valid across restarts: `stop()` ends the current pool and the
- * supervision, and `promise` settles then.
+ * when an order is placed); `run_audit` returns for a `done` audit (executeAudit);
+ * `deliver_webhook` sends nothing for an attempt already recorded.
+ * The returned Runner stays valid across restarts: `stop()` ends both pools and their
+ * supervision, and `promise` settles then; `events` carries both pools' events.
  */
 export async function startWorker(deps: WorkerDeps): Promise<Runner> {
   const logger = deps.logger ?? quietLogger();
   const log = deps.log ?? ((line: string) => logger.error(line));
+  const events = new EventEmitter() as WorkerEvents;
+  const stopped = new AbortController();
+  const state = { stopping: false };
+  // One pool starts at a time, so that the pool:create event seen belongs to the pool starting.
+  let starting: Promise<unknown> = Promise.resolve();
+  const ctx: PoolContext = {
+    deps, logger, log, events, signal: stopped.signal, state,
+    serially: <T>(fn: () => Promise<T>): Promise<T> => {
+      const next = starting.then(fn);
+      starting = next.catch(() => {});
+      return next;
+    },
+  };
+  const all = taskList(deps);
+  const { [DELIVER_TASK]: deliver, ...testTasks } = all;
+  const pools = [
+    await supervisedPool(ctx, { name: 'test', concurrency: deps.concurrency, taskList: testTasks, cron: deps.schedule !== false }),
+    await supervisedPool(ctx, { name: 'delivery', concurrency: deps.deliveryConcurrency ?? DELIVERY_CONCURRENCY, taskList: { [DELIVER_TASK]: deliver }, cron: false }),
+  ];
+
+  const heartbeatMs = deps.heartbeatMs ?? 15_000;
+  const heartbeat = await startHeartbeat({
+    db: deps.db,
+    connectionString: deps.connectionString,
+    intervalMs: heartbeatMs,
+    staleMs: deps.staleAfterMs ?? 60_000,
+    workerIds: () => pools.flatMap((p) => [...p.workerIds]),
+    logger,
+  });
+  const graceMs = lostEndGraceMs(heartbeatMs);
+  let sweeping: Promise<void> = Promise.resolve();
+  const sweep = setInterval(() => {
+    sweeping = sweeping.then(async () => {
+      for (const pool of pools) await pool.releaseLostEnds(graceMs);
+    });
+  }, heartbeatMs);
+  // A runner stopped in an orderly way announces nothing more and leaves no heartbeat behind.
+  const promise = Promise.all(pools.map((p) => p.supervision)).then(() => {}).finally(async () => {
+    clearInterval(sweep);
+    await sweeping;
+    await heartbeat.stop();
+  });
+  const end = async (how: (runner: Runner) => Promise<void>) => {
+    if (!state.stopping) {
+      state.stopping = true;
+      stopped.abort();
+      await Promise.all(pools.map((p) => how(p.current()).catch(() => {})));
+    }
+    await promise;
+  };
+  return {
+    stop: (reason?: string) => end((runner) => runner.stop(reason)),
+    kill: (reason?: string) => end((runner) => runner.kill(reason)),
+    addJob: (...args) => pools[0].current().addJob(...args),
+    get promise() {
+      return promise;
+    },
+    events,
+  };
+}
+
+/** Webhook delivery workers per runner: deliveries wait on the network, not on the CPU. */
+export const DELIVERY_CONCURRENCY = 4;
+
+/** What a runner's pools share. */
+interface PoolContext {
+  deps: WorkerDeps;
+  logger: Logger;
+  log: (line: string) => void;
+  /** The runner's events: every pool's events are emitted here too. */
+  events: WorkerEvents;
+  /** Aborted when the runner stops. */
+  signal: AbortSignal;
+  state: { stopping: boolean };
+  /** Runs pool starts one at a time. */
+  serially<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * One graphile-worker pool under supervision (see startWorker): started again whenever it ends
+ * without being asked, with the jobs it held released; the jobs its workers announced ended but
+ * whose end was never recorded released by `releaseLostEnds`.
+ */
+async function supervisedPool(ctx: PoolContext, spec: { name: string; concurrency: number; taskList: TaskList; cron: boolean }) {
+  const { deps, logger, log } = ctx;
   // The ids that jobs.locked_by may hold: graphile-worker 0.17 locks jobs with the worker pool's
   // id; the workers' own ids are announced too, should a version lock per worker again.
   const workerIds = new Set<string>();
   const events = new EventEmitter() as WorkerEvents;
+  // Everything this pool emits reaches the runner's listeners too.
+  type Emit = (name: string, ...args: unknown[]) => boolean;
+  const emitHere = events.emit.bind(events) as Emit;
+  const emitToRunner = ctx.events.emit.bind(ctx.events) as Emit;
+  events.emit = ((name: string, ...args: unknown[]) => {
+    const heard = emitHere(name, ...args);
+    return emitToRunner(name, ...args) || heard;
+  }) as WorkerEvents['emit'];
   let createdPool: string | null = null;
   events.on('pool:create', ({ workerPool }) => {
     createdPool = workerPool.id;
@@ -103,7 +209,7 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
   events.on('worker:create', ({ worker }) => void workerIds.add(worker.workerId));
   events.on('worker:stop', ({ worker }) => void workerIds.delete(worker.workerId));
   // The jobs our workers are running, and when (and how) the others announced their end: the
-  // record of that end is written after the announcement, and may be lost (see above).
+  // record of that end is written after the announcement, and may be lost (see startWorker).
   const runningJobs = new Set<number>();
   const endedJobs = new Map<number, { at: number; lockedAt: Date | null; failed: boolean; task: string }>();
   events.on('job:start', ({ job }) => {
@@ -115,13 +221,13 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
     // The lock's time tells this run's lock from a later one of the same job.
     endedJobs.set(Number(job.id), { at: Date.now(), lockedAt: job.locked_at ? new Date(job.locked_at) : null, failed: error != null, task: job.task_identifier });
   });
-  const start = async () => {
+  const start = () => ctx.serially(async () => {
     createdPool = null;
     // Our own connection pool, not one graphile-worker makes from the connection string: it ends
     // those without waiting (its releaser does not await pgPool.end()), so a job's completion it
     // does not await either could still be on the wire when stop() returned; ours is ended, and
     // awaited, once the worker pool has ended (supervise).
-    const pgPool = new pg.Pool({ connectionString: deps.connectionString, max: 10 });
+    const pgPool = new pg.Pool({ connectionString: deps.connectionString, max: Math.min(10, spec.concurrency + 4) });
     // As graphile-worker's own pools: a connection error of an idle or checked-out client is
     // raised by its next query, it must not end the process as an unheard 'error' event.
     pgPool.on('error', (err) => logger.error(`runner: idle database client: ${err.message}`));
@@ -129,11 +235,11 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
     const runner = await run({
       pgPool,
       events,
-      concurrency: deps.concurrency,
+      concurrency: spec.concurrency,
       noHandleSignals: true,
       pollInterval: 1000,
-      taskList: taskList(deps),
-      parsedCronItems: deps.schedule === false ? [] : parseCrontab(CRONTAB),
+      taskList: spec.taskList,
+      parsedCronItems: spec.cron ? parseCrontab(CRONTAB) : [],
       logger,
       // Not batched completion (`preset: { worker: { completeJobBatchDelay: 0, ... } }`): with it,
       // test/chaos/faults-runners.test.ts saw a job's attempts restored under its running runner
@@ -143,21 +249,9 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
       throw err;
     });
     return { runner, pgPool, poolId: createdPool as string | null };
-  };
-
-  let current = await start();
-  const heartbeatMs = deps.heartbeatMs ?? 15_000;
-  const heartbeat = await startHeartbeat({
-    db: deps.db,
-    connectionString: deps.connectionString,
-    intervalMs: heartbeatMs,
-    staleMs: deps.staleAfterMs ?? 60_000,
-    workerIds: () => [...workerIds],
-    logger,
   });
 
-  let stopping = false;
-  const stopped = new AbortController();
+  let current = await start();
   const supervise = async (): Promise<void> => {
     for (;;) {
       const ended = await current.runner.promise.then(() => 'ended', (err: unknown) => `ended with ${err instanceof Error ? err.message : String(err)}`);
@@ -169,23 +263,23 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
       // Its workers are gone (releaseJobsOf below frees what they held).
       runningJobs.clear();
       endedJobs.clear();
-      if (stopping) return;
-      log(`runner: the worker pool ${current.poolId ?? ''} ${ended} without being asked to stop (graphile-worker gives up when it cannot record a job's end, e.g. while the database is down); starting a new one`);
+      if (ctx.state.stopping) return;
+      log(`runner: the ${spec.name} worker pool ${current.poolId ?? ''} ${ended} without being asked to stop (graphile-worker gives up when it cannot record a job's end, e.g. while the database is down); starting a new one`);
       for (let waitMs = RESTART_MIN_MS; ; waitMs = Math.min(waitMs * 2, RESTART_MAX_MS)) {
-        await sleep(waitMs, stopped.signal);
-        if (stopping) return;
+        await sleep(waitMs, ctx.signal);
+        if (ctx.state.stopping) return;
         try {
           const ended = current.poolId;
           current = await start();
-          log(`runner: a new worker pool ${current.poolId ?? ''} runs`);
+          log(`runner: a new ${spec.name} worker pool ${current.poolId ?? ''} runs`);
           if (ended) await releaseJobsOf(ended);
           break;
         } catch (err) {
-          log(`runner: could not start a new worker pool (${err instanceof Error ? err.message : String(err)}); trying again`);
+          log(`runner: could not start a new ${spec.name} worker pool (${err instanceof Error ? err.message : String(err)}); trying again`);
         }
       }
       // stop() came while the new pool was starting: it is stopped at once (the loop then returns).
-      if (stopping) await current.runner.stop().catch(() => {});
+      if (ctx.state.stopping) await current.runner.stop().catch(() => {});
     }
   };
   // The jobs the ended pool still holds (the one whose completion was lost) are unlocked at once,
@@ -207,10 +301,9 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
     }
   };
   // The jobs whose end our workers announced but that are still locked by our pool after the grace
-  // period: their completion was lost (see above). Entries of ended jobs no longer locked are
+  // period: their completion was lost (see startWorker). Entries of ended jobs no longer locked are
   // forgotten, so the map stays bounded; one that ended while the query ran is kept for next time.
-  const graceMs = lostEndGraceMs(heartbeatMs);
-  const releaseLostEnds = async () => {
+  const releaseLostEnds = async (graceMs: number) => {
     const since = Date.now();
     const ours = [...workerIds];
     try {
@@ -236,38 +329,7 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
       logger.debug(`runner: could not look for jobs whose end was lost (${err instanceof Error ? err.message : String(err)})`);
     }
   };
-  let sweeping: Promise<void> = Promise.resolve();
-  const sweep = setInterval(() => {
-    sweeping = sweeping.then(releaseLostEnds);
-  }, heartbeatMs);
-  // A runner stopped in an orderly way announces nothing more and leaves no heartbeat behind.
-  const promise = supervise().finally(async () => {
-    clearInterval(sweep);
-    await sweeping;
-    await heartbeat.stop();
-  });
-  const stop = async (reason?: string) => {
-    if (!stopping) {
-      stopping = true;
-      stopped.abort();
-      await current.runner.stop(reason).catch(() => {});
-    }
-    await promise;
-  };
-  return {
-    stop,
-    kill: async (reason?: string) => {
-      stopping = true;
-      stopped.abort();
-      await current.runner.kill(reason);
-      await promise;
-    },
-    addJob: (...args) => current.runner.addJob(...args),
-    get promise() {
-      return promise;
-    },
-    events,
-  };
+  return { workerIds, supervision: supervise(), current: () => current.runner, releaseLostEnds };
 }
 
 /** Waits `ms`, or less when `signal` aborts (never rejects). */
