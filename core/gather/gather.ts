@@ -21,6 +21,7 @@ import { EXTRACT_PAGE, type extractInline, type extractTexts } from './page-extr
 import { cookieHost, sameSite } from './site.js';
 import type { Laps, PhaseTimes } from '../phase-times.js';
 import { openGuardedContext, remoteAddressesFromProxy, type GuardedContext } from './guarded-context.js';
+import { lighthouseTurns } from './lighthouse-turns.js';
 
 export interface GatherOptions {
   browser: Browser;
@@ -188,7 +189,7 @@ export async function gather(url: string, options: GatherOptions): Promise<Artif
   signal.addEventListener('abort', stop, { once: true });
   try {
     const onPageRefused = (to: string) => refused.abort(new WebperfError('TARGET_BLOCKED', `The page ${to} is not allowed as a test target`));
-    return await untilAborted(gatherIn(guarded, url, options, onPageRefused, lap), signal);
+    return await untilAborted(gatherIn(guarded, url, options, signal, onPageRefused, lap), signal);
   } catch (err) {
     if (limit.aborted) throw new WebperfError('TIMEOUT', `Loading the page took longer than ${timeoutMs} ms`);
     throw signal.aborted ? signal.reason : err;
@@ -222,7 +223,7 @@ async function readLoadedPage(page: Page, loadedUrl: string, options: GatherOpti
   return { axe, texts, inline, cookies };
 }
 
-async function gatherIn({ context, proxy }: GuardedContext, url: string, options: GatherOptions, onPageRefused: (url: string) => void, lap?: Laps): Promise<Artifacts> {
+async function gatherIn({ context, proxy }: GuardedContext, url: string, options: GatherOptions, signal: AbortSignal, onPageRefused: (url: string) => void, lap?: Laps): Promise<Artifacts> {
   const { guard } = options;
   const page = await context.newPage();
   const blocked: string[] = [];
@@ -235,26 +236,39 @@ async function gatherIn({ context, proxy }: GuardedContext, url: string, options
   await guardRequests(page, guard, blocked, onPageRefused);
 
   options.onPhase?.('lighthouse');
-  lap?.next('lighthouse');
-  // Lighthouse's two steps, as lighthouse() runs them: the page load and measurement, then the
-  // audits, which read only the gathered artifacts (Node CPU, no page, no browser). The page is
-  // read (axe, text, cookies, links) while the audits compute: the lab figures come from the trace
-  // already taken, so they are the same as from lighthouse() itself; never two loads at once.
-  const gathered = await withGuardedLighthouseFetches(options.probes ?? createProbes(guard), () => navigationGather(page as any, url, { flags: { ...LIGHTHOUSE_FLAGS } }));
-  const lh: any = gathered.artifacts;
-  lap?.next('gather:network');
-  const devtoolsLog = lh.DevtoolsLog ?? lh.devtoolsLogs?.defaultPass ?? [];
-  const network = networkFromDevtoolsLog(devtoolsLog);
-  remoteAddressesFromProxy(network, proxy);
-  const disallowed = network.find((rec) => rec.remoteAddress && /^https?:/.test(rec.url) && !guard.isAllowedConnection(rec.url, rec.remoteAddress));
-  // A page that failed to load, or that reached an address it must not, is not read any further.
-  const readable = !disallowed && !Runner.getArtifactRuntimeError(lh);
-  const loadedUrl: string = lh.URL?.finalDisplayedUrl ?? url;
-  lap?.next('lighthouse:audits+page');
-  const inPage = readable ? readLoadedPage(page, loadedUrl, options) : null;
-  // Settled either way before anything throws, so nothing is left reading a closing page.
-  inPage?.catch(() => undefined);
-  const audited = Runner.audit(lh, gathered.runnerOptions);
+  // Lighthouse's own steps take this process's turn (lighthouse-turns.ts): from the page load to
+  // the audits' end, given back when they have settled, also after this gather was abandoned.
+  const giveBack = await lighthouseTurns.take(signal);
+  let audited: Promise<unknown>;
+  let lh: any;
+  let network: ReturnType<typeof networkFromDevtoolsLog>;
+  let disallowed: (typeof network)[number] | undefined;
+  let inPage: ReturnType<typeof readLoadedPage> | null;
+  try {
+    lap?.next('lighthouse');
+    // Lighthouse's two steps, as lighthouse() runs them: the page load and measurement, then the
+    // audits, which read only the gathered artifacts (Node CPU, no page, no browser). The page is
+    // read (axe, text, cookies, links) while the audits compute: the lab figures come from the trace
+    // already taken, so they are the same as from lighthouse() itself; never two loads at once.
+    const gathered = await withGuardedLighthouseFetches(options.probes ?? createProbes(guard), () => navigationGather(page as any, url, { flags: { ...LIGHTHOUSE_FLAGS } }));
+    lh = gathered.artifacts;
+    lap?.next('gather:network');
+    const devtoolsLog = lh.DevtoolsLog ?? lh.devtoolsLogs?.defaultPass ?? [];
+    network = networkFromDevtoolsLog(devtoolsLog);
+    remoteAddressesFromProxy(network, proxy);
+    disallowed = network.find((rec) => rec.remoteAddress && /^https?:/.test(rec.url) && !guard.isAllowedConnection(rec.url, rec.remoteAddress));
+    // A page that failed to load, or that reached an address it must not, is not read any further.
+    const readable = !disallowed && !Runner.getArtifactRuntimeError(lh);
+    const loadedUrl: string = lh.URL?.finalDisplayedUrl ?? url;
+    lap?.next('lighthouse:audits+page');
+    inPage = readable ? readLoadedPage(page, loadedUrl, options) : null;
+    // Settled either way before anything throws, so nothing is left reading a closing page.
+    inPage?.catch(() => undefined);
+    audited = Runner.audit(lh, gathered.runnerOptions).finally(giveBack);
+  } catch (err) {
+    giveBack();
+    throw err;
+  }
   const result = await audited.catch(async (err: unknown) => {
     await inPage?.catch(() => undefined);
     throw err;
