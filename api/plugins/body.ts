@@ -9,10 +9,12 @@
  *   sent twice in a urlencoded body becomes an array and so fails the route's schema.
  * - `bodyError` maps the framework's and @fastify/multipart's body errors to catalogue errors;
  *   the one error handler (api/plugins/errors.ts) calls it.
- * - An error answered while the client is still sending its body (a 413, a 401 before the body is
- *   read) keeps the connection open while the rest of the body is read and dropped (up to
- *   DRAIN_BYTES / DRAIN_MS): closing a socket with unread data makes the kernel send a reset, and
- *   the client then sees a reset instead of its answer.
+ * - An answer given while the client is still sending its body (a 413, a 401 before the body is
+ *   read, or any answer of a route that reads no body, such as a GET sent with one) keeps the
+ *   connection open while the rest of the body is read and dropped (up to DRAIN_BYTES /
+ *   DRAIN_MS): closing a socket with unread data makes the kernel send a reset, and the client
+ *   then sees a reset instead of its answer (the input fuzz saw a signed-in GET /portal/ with a
+ *   100 kB body lose its page that way).
  */
 import type { IncomingMessage } from 'node:http';
 import fp from 'fastify-plugin';
@@ -187,7 +189,7 @@ export default fp(
       done(null, parseUrlencoded(body as string));
     });
     app.addHook('onSend', async (request, reply, payload) => {
-      if (reply.statusCode < 400 || request.raw.complete) return payload;
+      if (request.raw.complete) return payload;
       if (reply.raw.shouldKeepAlive) {
         // Answer now and keep the connection, which Fastify would close (`connection: close`)
         // with the body unread: the kernel then resets it and the client, still sending, sees
@@ -204,9 +206,21 @@ export default fp(
             else request.raw.destroy();
           });
         });
-      } else if (!(await drainBody(request.raw))) {
-        // The client asked to close: the body is read first, so that the close is clean.
-        void reply.header('connection', 'close');
+      } else {
+        // The client asked to close: the answer goes now, and so does our end of the connection
+        // (FIN), as asked; but Node destroys the socket as soon as the answer is out, which with
+        // the body still arriving is a reset that can take the answer with it. So this socket is
+        // destroyed only once the rest of the body has been read and dropped (within the drain
+        // limits). Draining before answering instead would leave a client that waits for the
+        // answer before sending the rest waiting for ever.
+        const socket = request.raw.socket as (typeof request.raw.socket & { destroySoon?: () => void }) | null;
+        if (socket && typeof socket.destroySoon === 'function') {
+          const destroySoon = socket.destroySoon.bind(socket);
+          socket.destroySoon = () => {
+            socket.end();
+            void dropRest(request.raw).then(destroySoon);
+          };
+        }
       }
       return payload;
     });

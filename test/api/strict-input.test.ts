@@ -170,6 +170,20 @@ function rawRequest(port: number, head: string, body: Buffer, waitForAnswer: boo
   });
 }
 
+t.test('a body no route reads (a GET sent with one): the client still sending gets the whole answer, not a reset', async (t) => {
+  const w = await arrange(t);
+  await w.app.listen({ host: '127.0.0.1', port: 0 });
+  const port = (w.app.server.address() as net.AddressInfo).port;
+  const big = Buffer.alloc(3 * 1024 * 1024, 'a');
+  for (const connection of ['close', 'keep-alive']) {
+    const got = await rawRequest(port, `GET /v1/tests HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: ${connection}\r\ncontent-type: text/plain\r\ncontent-length: ${big.length}\r\n\r\n`, big, true);
+    t.equal(got.error, null, `connection: ${connection}: no socket error`);
+    t.match(got.response, /^HTTP\/1\.1 200 /, `connection: ${connection}: 200`);
+    const [head, body] = got.response.split('\r\n\r\n', 2);
+    t.equal(Buffer.byteLength(body ?? '', 'latin1'), Number(/content-length: (\d+)/i.exec(head)?.[1]), `connection: ${connection}: the whole answer arrived`);
+  }
+});
+
 t.test('413 over a real socket: the client still sending gets the answer, not a reset', async (t) => {
   const w = await arrange(t);
   await w.app.listen({ host: '127.0.0.1', port: 0 });
