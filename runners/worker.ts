@@ -107,16 +107,7 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
   const events = new EventEmitter() as WorkerEvents;
   const stopped = new AbortController();
   const state = { stopping: false };
-  // One pool starts at a time, so that the pool:create event seen belongs to the pool starting.
-  let starting: Promise<unknown> = Promise.resolve();
-  const ctx: PoolContext = {
-    deps, logger, log, events, signal: stopped.signal, state,
-    serially: <T>(fn: () => Promise<T>): Promise<T> => {
-      const next = starting.then(fn);
-      starting = next.catch(() => {});
-      return next;
-    },
-  };
+  const ctx: PoolContext = { deps, logger, log, events, signal: stopped.signal, state };
   const all = taskList(deps);
   const { [DELIVER_TASK]: deliver, ...testTasks } = all;
   const pools = [
@@ -178,8 +169,6 @@ interface PoolContext {
   /** Aborted when the runner stops. */
   signal: AbortSignal;
   state: { stopping: boolean };
-  /** Runs pool starts one at a time. */
-  serially<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -192,8 +181,9 @@ async function supervisedPool(ctx: PoolContext, spec: { name: string; concurrenc
   // The ids that jobs.locked_by may hold: graphile-worker 0.17 locks jobs with the worker pool's
   // id; the workers' own ids are announced too, should a version lock per worker again.
   const workerIds = new Set<string>();
+  // This pool's own events (so its pool:create and job events are its own), all of them passed on
+  // to the runner's listeners too.
   const events = new EventEmitter() as WorkerEvents;
-  // Everything this pool emits reaches the runner's listeners too.
   type Emit = (name: string, ...args: unknown[]) => boolean;
   const emitHere = events.emit.bind(events) as Emit;
   const emitToRunner = ctx.events.emit.bind(ctx.events) as Emit;
@@ -221,7 +211,7 @@ async function supervisedPool(ctx: PoolContext, spec: { name: string; concurrenc
     // The lock's time tells this run's lock from a later one of the same job.
     endedJobs.set(Number(job.id), { at: Date.now(), lockedAt: job.locked_at ? new Date(job.locked_at) : null, failed: error != null, task: job.task_identifier });
   });
-  const start = () => ctx.serially(async () => {
+  const start = async () => {
     createdPool = null;
     // Our own connection pool, not one graphile-worker makes from the connection string: it ends
     // those without waiting (its releaser does not await pgPool.end()), so a job's completion it
@@ -249,7 +239,7 @@ async function supervisedPool(ctx: PoolContext, spec: { name: string; concurrenc
       throw err;
     });
     return { runner, pgPool, poolId: createdPool as string | null };
-  });
+  };
 
   let current = await start();
   const supervise = async (): Promise<void> => {

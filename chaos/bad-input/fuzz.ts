@@ -60,6 +60,9 @@ export interface FuzzWorld {
   };
 }
 
+/** A form of the portal: every one carries the CSRF token (_csrf). */
+const isPortalPost = (method: string, path: string) => method === 'POST' && path.startsWith('/portal/');
+
 /** Routes whose request ends the caller's session: the `session` caller sends them with a spare one. */
 const ENDS_SESSION = new Set(['POST /portal/sign-out']);
 
@@ -100,7 +103,7 @@ export function fuzzTargets(openapi: { paths: Record<string, Record<string, Open
     // A body as a browser's form sends it: for routes whose schema names its fields, and for every
     // POST of the portal (its forms all carry _csrf, which the session caller adds).
     const fields = (route.bodyFields ?? []).filter((f) => f !== '_csrf');
-    const takesForm = route.bodyFields !== undefined || (route.method === 'POST' && path.startsWith('/portal/'));
+    const takesForm = route.bodyFields !== undefined || isPortalPost(route.method, path);
     const body = takesForm ? { contentTypes: ['application/x-www-form-urlencoded'], properties: Object.fromEntries(fields.map((f) => [f, {}])) } : null;
     targets.push({ method: route.method, path, params, body, documented: false });
   }
@@ -256,11 +259,9 @@ function multipart(fields: Record<string, string>, boundary: string, file?: { na
 function validFields(target: FuzzTarget, world: FuzzWorld, kind: KeyKind): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of Object.keys(target.body?.properties ?? {})) out[name] = validValue(name, world);
-  if (kind === 'session' && isPortalPost(target)) out._csrf = world.session.csrf;
+  if (kind === 'session' && isPortalPost(target.method, target.path)) out._csrf = world.session.csrf;
   return out;
 }
-
-const isPortalPost = (target: FuzzTarget) => target.method === 'POST' && target.path.startsWith('/portal/');
 
 /** A body in one of the route's declared types, with the given fields. */
 function encodeBody(contentType: string, fields: Record<string, unknown>): [string, Buffer] {

@@ -16,6 +16,8 @@ import { startScratchDatabase } from '../bad-input/service-process.js';
 const PER_CELL = 2;
 const SEED = 20261123;
 const MIN_REQUESTS = 10_000;
+/** Pages the signed-in caller must reach (200) with a well-formed request. */
+const PORTAL_PAGES = ['GET /portal/', 'GET /portal/keys', 'GET /portal/sites/{id}'];
 
 const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
 
@@ -28,6 +30,7 @@ const scenario: ChaosScenario = {
       const r = await runInputFuzz({ databaseUrl: database.url, perCell: PER_CELL, seed: SEED, signal, log });
       const { report } = r;
       const cells = `${r.targets.length} routes × ${KEY_KINDS.length} key kinds × ${FAMILIES.length} families, seed ${SEED}`;
+      const portalAnswers = PORTAL_PAGES.map((route) => report.validAnswers[`session ${route}`]);
       const row = (scenario: string, figure: string, value: string, ok: boolean): ChaosRow => ({ area: 'bad input', scenario, figure, value, dataLost: 0, ok });
       return [
         row(`fuzz from /openapi.json and the route table (${cells})`, 'requests', report.requests.toLocaleString('en'), report.requests >= MIN_REQUESTS),
@@ -37,7 +40,7 @@ const scenario: ChaosScenario = {
         row('fuzz: API process after the run', '/health', r.healthy ? '200 ok' : 'not ok', r.healthy),
         row(`fuzz: API heap after GC, before → after (slack ${mb(MEMORY_SLACK.heapUsed)})`, 'heap', `${mb(r.memoryBefore.heapUsed)} → ${mb(r.memoryAfter.heapUsed)}`, r.memoryAfter.heapUsed <= r.memoryBefore.heapUsed + MEMORY_SLACK.heapUsed),
         row(`fuzz: API RSS, before → after (slack ${mb(MEMORY_SLACK.rss)})`, 'RSS', `${mb(r.memoryBefore.rss)} → ${mb(r.memoryAfter.rss)}`, r.memoryAfter.rss <= r.memoryBefore.rss + MEMORY_SLACK.rss),
-        row('fuzz: signed-in portal caller (session cookie and CSRF token): well-formed GET /portal/, /portal/keys, /portal/sites/{id}', 'answers', ['GET /portal/', 'GET /portal/keys', 'GET /portal/sites/{id}'].map((r) => report.validAnswers[`session ${r}`]).join(', '), ['GET /portal/', 'GET /portal/keys', 'GET /portal/sites/{id}'].every((r) => report.validAnswers[`session ${r}`] === 200)),
+        row(`fuzz: signed-in portal caller (session cookie and CSRF token): well-formed ${PORTAL_PAGES.join(', ')}`, 'answers', portalAnswers.join(', '), portalAnswers.every((status) => status === 200)),
         row('fuzz: signed-in portal caller: own session after the run', 'GET /portal/', r.sessionKept ? '200 (signed in)' : 'signed out', r.sessionKept),
         row('fuzz: throughput (each request on a new connection)', 'requests/s', String(Math.round(report.requests / (report.ms / 1000))), true),
       ];

@@ -21,7 +21,7 @@ import { EXTRACT_PAGE, type extractInline, type extractTexts } from './page-extr
 import { cookieHost, sameSite } from './site.js';
 import type { Laps, PhaseTimes } from '../phase-times.js';
 import { openGuardedContext, remoteAddressesFromProxy, type GuardedContext } from './guarded-context.js';
-import { lighthouseTurns } from './lighthouse-turns.js';
+import { inTurn, lighthouseTurns } from './lighthouse-turns.js';
 
 export interface GatherOptions {
   browser: Browser;
@@ -238,40 +238,31 @@ async function gatherIn({ context, proxy }: GuardedContext, url: string, options
   options.onPhase?.('lighthouse');
   // Lighthouse's own steps take this process's turn (lighthouse-turns.ts): from the page load to
   // the audits' end, given back when they have settled, also after this gather was abandoned.
-  const giveBack = await lighthouseTurns.take(signal);
-  let audited: Promise<unknown>;
-  let lh: any;
-  let network: ReturnType<typeof networkFromDevtoolsLog>;
-  let disallowed: (typeof network)[number] | undefined;
-  let inPage: ReturnType<typeof readLoadedPage> | null;
-  try {
+  const { lh, network, disallowed, inPage, result } = await inTurn(lighthouseTurns, signal, async () => {
     lap?.next('lighthouse');
     // Lighthouse's two steps, as lighthouse() runs them: the page load and measurement, then the
     // audits, which read only the gathered artifacts (Node CPU, no page, no browser). The page is
     // read (axe, text, cookies, links) while the audits compute: the lab figures come from the trace
     // already taken, so they are the same as from lighthouse() itself; never two loads at once.
     const gathered = await withGuardedLighthouseFetches(options.probes ?? createProbes(guard), () => navigationGather(page as any, url, { flags: { ...LIGHTHOUSE_FLAGS } }));
-    lh = gathered.artifacts;
+    const lh: any = gathered.artifacts;
     lap?.next('gather:network');
     const devtoolsLog = lh.DevtoolsLog ?? lh.devtoolsLogs?.defaultPass ?? [];
-    network = networkFromDevtoolsLog(devtoolsLog);
+    const network = networkFromDevtoolsLog(devtoolsLog);
     remoteAddressesFromProxy(network, proxy);
-    disallowed = network.find((rec) => rec.remoteAddress && /^https?:/.test(rec.url) && !guard.isAllowedConnection(rec.url, rec.remoteAddress));
+    const disallowed = network.find((rec) => rec.remoteAddress && /^https?:/.test(rec.url) && !guard.isAllowedConnection(rec.url, rec.remoteAddress));
     // A page that failed to load, or that reached an address it must not, is not read any further.
     const readable = !disallowed && !Runner.getArtifactRuntimeError(lh);
     const loadedUrl: string = lh.URL?.finalDisplayedUrl ?? url;
     lap?.next('lighthouse:audits+page');
-    inPage = readable ? readLoadedPage(page, loadedUrl, options) : null;
+    const inPage = readable ? readLoadedPage(page, loadedUrl, options) : null;
     // Settled either way before anything throws, so nothing is left reading a closing page.
     inPage?.catch(() => undefined);
-    audited = Runner.audit(lh, gathered.runnerOptions).finally(giveBack);
-  } catch (err) {
-    giveBack();
-    throw err;
-  }
-  const result = await audited.catch(async (err: unknown) => {
-    await inPage?.catch(() => undefined);
-    throw err;
+    const result = await Runner.audit(lh, gathered.runnerOptions).catch(async (err: unknown) => {
+      await inPage?.catch(() => undefined);
+      throw err;
+    });
+    return { lh, network, disallowed, inPage, result };
   });
   if (!result) {
     await inPage?.catch(() => undefined);

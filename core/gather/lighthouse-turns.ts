@@ -53,5 +53,15 @@ export class Turns {
   }
 }
 
+/** Runs `fn` in a turn of `turns`, given back once `fn` has settled (see Turns.take for `signal`). */
+export async function inTurn<T>(turns: Turns, signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
+  const giveBack = await turns.take(signal);
+  try {
+    return await fn();
+  } finally {
+    giveBack();
+  }
+}
+
 /** This process's Lighthouse turns. */
 export const lighthouseTurns = new Turns();
