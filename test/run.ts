@@ -3,7 +3,8 @@
  * database that every test file clones (graphile-worker's way), checks that the generated kysely
  * types have not drifted from the migrated schema, serves the fixture sites that many test files
  * load (their gathered start pages are shared through a cache folder made fresh for this run, see
- * loadFixture in test/helpers/fixture-artifacts.ts), then runs tap and ends with one line
+ * loadFixture in test/helpers/fixture-artifacts.ts), then runs tap and ends with the failed
+ * assertions, each with its file and subtests (test/helpers/tap-failures.ts), and one line
  * `N passed, N failed` counted from tap's results.
  */
 import { spawn } from 'node:child_process';
@@ -17,6 +18,7 @@ import { generateTypes } from '../core/db/generate-types.js';
 import { migrateToLatest } from '../core/db/migrate.js';
 import { startStaticSite, type StaticSite } from '../runners/static-site.js';
 import { runWorkerMigrations } from '../runners/worker-schema.js';
+import { TapFailures } from './helpers/tap-failures.js';
 
 const TEMPLATE = 'webperf_test_template';
 /** Fixture sites whose start page a dozen test files gather: served once, gathered once per run. */
@@ -83,9 +85,12 @@ async function main(): Promise<number> {
       // tap's closing summary: `# { total: 175, pass: 170, fail: 3, skip: 2 }`.
       let summary = '';
       let tail = '';
-      child.stdout.on('data', (chunk: Buffer) => {
+      const failures = new TapFailures();
+      child.stdout.setEncoding('utf8'); // a character split across chunks stays whole
+      child.stdout.on('data', (chunk: string) => {
         process.stdout.write(chunk);
-        tail = (tail + chunk.toString()).slice(-4096);
+        failures.write(chunk);
+        tail = (tail + chunk).slice(-4096);
         const found = tail.match(/^# \{ total: .*\}$/gm);
         if (found) summary = found[found.length - 1];
       });
@@ -93,6 +98,7 @@ async function main(): Promise<number> {
         const num = (key: string) => Number(new RegExp(`${key}: (\\d+)`).exec(summary)?.[1] ?? 0);
         const failed = num('fail') + (c !== 0 && num('fail') === 0 ? 1 : 0);
         const skipped = num('skip') + num('todo');
+        for (const line of failures.summary()) console.log(line);
         console.log(`${num('pass')} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
         resolve(c ?? 1);
       });
