@@ -1,4 +1,5 @@
 import t from 'tap';
+import YAML from 'yaml';
 import { buildTestApi } from '../helpers/api.js';
 import { importPublicSector, readPublicSectorCsv } from '../../core/store/sites.js';
 import { createKey } from '../../core/store/keys.js';
@@ -214,6 +215,7 @@ t.test('info, openapi and docs', async (t) => {
     t.equal(res.statusCode, 200);
     t.match(res.headers['content-type'], /^application\/x-yaml/);
     t.match(res.body, /^openapi: 3\.0\.3/m);
+    t.strictSame(YAML.parse(res.body), doc, `${path} describes what /openapi.json does`);
   }
   for (const path of ['/swagger', '/docs', '/v1/docs', '/docs/en']) {
     const res = await app.inject(path);
