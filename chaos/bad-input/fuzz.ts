@@ -147,29 +147,35 @@ const nastyBytes: fc.Arbitrary<Buffer> = fc.oneof(
   { weight: 1, arbitrary: fc.uint8Array({ minLength: 1, maxLength: 16 }).map((a) => Buffer.from(a)) },
 );
 
+/** Each byte as pct writes it: unreserved ones as they are, every other one as %XX. */
+const PCT_BYTES = Array.from({ length: 256 }, (_, b) => {
+  const c = String.fromCharCode(b);
+  return /[A-Za-z0-9\-._~]/.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+});
+
 /** Percent-encodes every byte but the unreserved ones (lone surrogates become their CESU-8 bytes). */
 export function pct(value: string | Buffer): string {
   const bytes = typeof value === 'string' ? wtf8(value) : value;
-  let out = '';
-  for (const b of bytes) out += /[A-Za-z0-9\-._~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
-  return out;
+  const out = new Array<string>(bytes.length);
+  for (let i = 0; i < bytes.length; i++) out[i] = PCT_BYTES[bytes[i]];
+  return out.join('');
 }
 
+/** A UTF-16 code unit of a surrogate without its other half. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE, 'g');
+
 /** UTF-8, except that a lone surrogate is written as its own three bytes (as a broken client would). */
-function wtf8(text: string): Buffer {
+export function wtf8(text: string): Buffer {
+  if (!LONE_SURROGATE.test(text)) return Buffer.from(text, 'utf8');
   const parts: Buffer[] = [];
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
-    if (pair) {
-      parts.push(Buffer.from(text.slice(i, i + 2)));
-      i++;
-    } else if (c >= 0xd800 && c <= 0xdfff) {
-      parts.push(Buffer.from([0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)]));
-    } else {
-      parts.push(Buffer.from(text[i]));
-    }
+  let at = 0;
+  for (const m of text.matchAll(LONE_SURROGATES)) {
+    const c = m[0].charCodeAt(0);
+    parts.push(Buffer.from(text.slice(at, m.index), 'utf8'), Buffer.from([0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)]));
+    at = m.index + 1;
   }
+  parts.push(Buffer.from(text.slice(at), 'utf8'));
   return Buffer.concat(parts);
 }
 

@@ -4,6 +4,7 @@
  * run raises, holding under a burst of parallel connections.
  */
 import t from 'tap';
+import { pct, wtf8 } from '../../chaos/bad-input/fuzz.js';
 import { rawRequest, type RawOutcome } from '../../chaos/bad-input/raw-http.js';
 import { createKey } from '../../core/store/keys.js';
 import { createSite } from '../../core/store/sites.js';
@@ -23,6 +24,15 @@ async function arrange(t: { teardown(fn: () => unknown): void }, rateLimitPerMin
   };
   return { ...api, port, siteId, key, send };
 }
+
+t.test('the fuzzer writes what a broken client would: lone surrogates as their own three bytes, every reserved byte percent-encoded', async (t) => {
+  t.equal(wtf8('aå😀').toString('hex'), '61c3a5f09f9880', 'well-formed text is UTF-8');
+  t.equal(wtf8('\ud800').toString('hex'), 'eda080', 'a lone high surrogate');
+  t.equal(wtf8('x\udfffy\ud83d\ude00\ud83d').toString('hex'), '78edbfbf79f09f9880eda0bd', 'lone halves beside a pair');
+  t.equal(pct('a b/~'), 'a%20b%2F~');
+  t.equal(pct('\ud800'), '%ED%A0%80');
+  t.equal(pct(Buffer.from([0, 0x7f, 0xff, 0x2d])), '%00%7F%FF-');
+});
 
 function answer(outcome: RawOutcome) {
   if (outcome.kind !== 'answer') return { kind: outcome.kind };
