@@ -1,6 +1,7 @@
 /**
  * The kysely instance over pg. `Database` is generated from the migrated schema (schema.ts).
  */
+import type { EventEmitter } from 'node:events';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
@@ -13,13 +14,17 @@ export type Db = Kysely<DB>;
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
-export function createDb(connectionString: string, options: { max?: number } = {}): Db {
+/** Longest wait for the answer to a query, or to one read of a streamed query. */
+export const QUERY_TIMEOUT_MS = 30_000;
+
+export function createDb(connectionString: string, options: { max?: number; queryTimeoutMs?: number } = {}): Db {
+  const queryTimeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
     connectionTimeoutMillis: 5_000,
     // A dead server must not hang a health check forever.
-    query_timeout: 30_000,
+    query_timeout: queryTimeoutMs,
   });
   const state = new DatabaseState();
   // An idle client losing its server (database killed or restarted) must not crash the process;
@@ -29,9 +34,74 @@ export function createDb(connectionString: string, options: { max?: number } = {
   // that would crash the process. Its query rejects anyway, which is where the failure is handled.
   pool.on('connect', (client) => void client.on('error', (err) => state.noteFailure(err)));
   // cursor: lets large reads (the agency CSV) stream with `.stream()` instead of loading every row.
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool, cursor: readTimedCursor(queryTimeoutMs) }) });
   states.set(db, state);
   return db;
+}
+
+/**
+ * pg-cursor with the read timeout applied to each read, not to the whole stream. pg starts its
+ * `query_timeout` timer when a query is queued and stops it through the query's callback, which a
+ * cursor never calls: every streamed query left a timer behind, and one still streaming when it
+ * fired was cut short — the agency CSV, read by a slow client for over 30 s, ended early without
+ * an error. So the statement's timer is stopped as the cursor is sent, and each read has a timer
+ * of its own: a read without an answer in time fails with pg's "Query read timeout" and its
+ * connection is ended as failed (like pg's own timeout in pipeline mode), so the pool drops it.
+ */
+function readTimedCursor(timeoutMs: number): typeof Cursor {
+  return class ReadTimedCursor<Row> extends Cursor<Row> {
+    #timedOut = false;
+
+    constructor(text: string, values?: unknown[], config?: Cursor.CursorQueryConfig) {
+      super(text, values, config);
+      const submit = this.submit.bind(this);
+      this.submit = (connection) => {
+        // pg's wrapper of the query's callback: calling it stops the statement's timer.
+        const self = this as unknown as { callback?: (err: Error | null) => void };
+        const stopTimer = self.callback;
+        self.callback = undefined;
+        stopTimer?.(null);
+        submit(connection);
+      };
+    }
+
+    override read(maxRows: number): Promise<Row[]>;
+    override read(maxRows: number, callback: Cursor.ResultCallback<Row>): undefined;
+    override read(maxRows: number, callback?: Cursor.ResultCallback<Row>): Promise<Row[]> | undefined {
+      const rows = new Promise<Row[]>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          this.#timedOut = true;
+          const internals = this as unknown as { handleError(err: Error): void; connection: (EventEmitter & { stream: { destroy(): void } }) | null };
+          const err = new Error('Query read timeout');
+          internals.handleError(err);
+          // As a connection error: the client is marked unusable at once (so the pool drops it
+          // when it is released, not hands it to the next query) and its 'error' is heard.
+          internals.connection?.emit('error', err);
+          internals.connection?.stream.destroy();
+        }, timeoutMs);
+        super.read(maxRows, (err, got) => {
+          clearTimeout(timer);
+          if (err) reject(err);
+          else resolve(got);
+        });
+      });
+      if (!callback) return rows;
+      rows.then((got) => callback(undefined, got, undefined as never), (err: Error) => callback(err, [], undefined as never));
+      return undefined;
+    }
+
+    override close(): Promise<void>;
+    override close(callback: (err: Error) => void): undefined;
+    override close(callback?: (err: Error) => void): Promise<void> | undefined {
+      // A timed-out cursor's connection is gone: no answer to a close would ever come.
+      if (this.#timedOut) {
+        if (!callback) return Promise.resolve();
+        setImmediate(() => (callback as () => void)());
+        return undefined;
+      }
+      return callback ? super.close(callback) : super.close();
+    }
+  };
 }
 
 /**
