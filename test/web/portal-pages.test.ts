@@ -15,7 +15,7 @@ import { PROJECT_ROOT } from '../../core/config.js';
 import { AXE_RUN_OPTIONS, loadAxe } from '../../core/gather/axe.js';
 import { queueRun } from '../../core/store/runs.js';
 import { issuePasswordToken } from '../../core/store/users.js';
-import { medianOfThree } from '../helpers/lighthouse-median.js';
+import { medianOfQuietRuns } from '../helpers/lighthouse-median.js';
 import { browserContext, portalUser, premiumSite, signIn, startPortal, submit } from '../helpers/portal.js';
 
 const SHOTS = path.join(PROJECT_ROOT, '.tap', 'screenshots');
@@ -96,21 +96,21 @@ t.test('portal pages: axe in sv and en, Lighthouse, screenshots', async (t) => {
     const rate = async (p: Page, url: string) => {
       // Storage is kept so that the signed-in page is measured signed in.
       const result = await lighthouse(url, { output: 'json', logLevel: 'error', onlyCategories: ['accessibility', 'performance'], disableStorageReset: true }, undefined, p as any);
-      const { categories: c, runtimeError, audits } = result!.lhr;
+      const { categories: c, runtimeError, audits, environment } = result!.lhr;
       // Why a score is missing, for the assertion message (a score is null when a metric failed).
       const why = runtimeError?.code ?? Object.values(audits).find((a) => a.errorMessage)?.errorMessage ?? '';
-      return { a11y: Math.round((c.accessibility.score ?? 0) * 100), perf: Math.round((c.performance.score ?? 0) * 100), why };
+      return { a11y: Math.round((c.accessibility.score ?? 0) * 100), performance: Math.round((c.performance.score ?? 0) * 100), benchmarkIndex: environment.benchmarkIndex, why };
     };
-    // Rated three times, the run of median performance judged (test/helpers/lighthouse-median.ts).
-    const signIn3 = await medianOfThree(() => rate(page, `${base}/portal/sign-in`), (r) => r.perf);
-    t.comment(`sign-in performance of the runs: ${signIn3.performances.join(', ')}`);
+    // Rated three times, the run of median performance judged, on the least busy machine (test/helpers/lighthouse-median.ts).
+    const signIn3 = await medianOfQuietRuns(() => rate(page, `${base}/portal/sign-in`), 90);
+    t.comment(`sign-in performance of the runs: ${signIn3.performances.join(', ')} (benchmarkIndex ${signIn3.benchmarks.join(', ')})`);
     const signInScores = signIn3.median;
     t.ok(signInScores.a11y >= 95, `sign-in accessibility ${signInScores.a11y} ≥ 95 ${signInScores.why}`);
-    t.ok(signInScores.perf >= 90, `sign-in performance ${signInScores.perf} ≥ 90 ${signInScores.why}`);
+    t.ok(signInScores.performance >= 90, `sign-in performance ${signInScores.performance} ≥ 90 ${signInScores.why}`);
     t.equal(await signIn(page, base, 'lh@example.org', 'a good password'), 200);
     // A fresh tab of the same context (its cookies, so signed in): Lighthouse measures a page's first navigation.
     const paths: string[] = [];
-    const home3 = await medianOfThree(async () => {
+    const home3 = await medianOfQuietRuns(async () => {
       const tab = await context.newPage();
       try {
         const scores = await rate(tab, `${base}/portal/`);
@@ -119,11 +119,11 @@ t.test('portal pages: axe in sv and en, Lighthouse, screenshots', async (t) => {
       } finally {
         await tab.close();
       }
-    }, (r) => r.perf);
-    t.comment(`My sites performance of the runs: ${home3.performances.join(', ')}`);
+    }, 90);
+    t.comment(`My sites performance of the runs: ${home3.performances.join(', ')} (benchmarkIndex ${home3.benchmarks.join(', ')})`);
     const homeScores = home3.median;
-    t.same(paths, ['/portal/', '/portal/', '/portal/'], 'measured signed in (no redirect to the sign-in page)');
+    t.ok(paths.length >= 3 && paths.every((p) => p === '/portal/'), 'measured signed in (no redirect to the sign-in page)', { paths });
     t.ok(homeScores.a11y >= 95, `My sites accessibility ${homeScores.a11y} ≥ 95 ${homeScores.why}`);
-    t.ok(homeScores.perf >= 90, `My sites performance ${homeScores.perf} ≥ 90 ${homeScores.why}`);
+    t.ok(homeScores.performance >= 90, `My sites performance ${homeScores.performance} ≥ 90 ${homeScores.why}`);
   });
 });
