@@ -70,6 +70,7 @@ async function main(): Promise<number> {
 
     const args = process.argv.slice(2);
     const tapBin = path.join(PROJECT_ROOT, 'node_modules', '.bin', 'tap');
+    await buildTapPlugins(tapBin);
     const code = await new Promise<number>((resolve) => {
       const child = spawn(tapBin, ['--reporter=tap', ...args], {
         cwd: PROJECT_ROOT,
@@ -109,6 +110,23 @@ async function main(): Promise<number> {
     await stop();
     await rm(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * tap builds its Test class with the configured plugins (package.json leaves out its TypeScript
+ * plugin: tsx loads the sources) the first time it runs on a fresh install, but the run that
+ * notices still starts every test file with the plugins it was installed with: on a fresh clone
+ * (CI) each file also loaded ts-node's loader. Built here first when the plugins differ.
+ */
+async function buildTapPlugins(tapBin: string): Promise<void> {
+  const [{ TapConfig }, { signature }] = await Promise.all([import('@tapjs/config'), import('@tapjs/test')]);
+  const config = await TapConfig.load();
+  if (config.pluginSignature === signature) return;
+  console.error('# building tap with the configured plugins (once after an install)');
+  const code = await new Promise<number | null>((resolve) => {
+    spawn(tapBin, ['build'], { cwd: PROJECT_ROOT, stdio: ['ignore', 'inherit', 'inherit'] }).on('close', resolve);
+  });
+  if (code !== 0) throw new Error(`tap build exited with ${code}`);
 }
 
 main().then(

@@ -17,12 +17,15 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 /** Longest wait for the answer to a query, or to one read of a streamed query. */
 export const QUERY_TIMEOUT_MS = 30_000;
 
-export function createDb(connectionString: string, options: { max?: number; queryTimeoutMs?: number } = {}): Db {
+/** Longest wait for a new connection to the database. */
+export const CONNECT_TIMEOUT_MS = 5_000;
+
+export function createDb(connectionString: string, options: { max?: number; queryTimeoutMs?: number; connectTimeoutMs?: number } = {}): Db {
   const queryTimeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     // A dead server must not hang a health check forever.
     query_timeout: queryTimeoutMs,
   });

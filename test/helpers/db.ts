@@ -25,7 +25,9 @@ export async function createTestDb(t: { teardown(fn: () => unknown): void }): Pr
   await admin.end();
   const u = new URL(adminUrl());
   u.pathname = `/${name}`;
-  const db = createDb(u.href, { max: 20 });
+  // A test file's own connections may wait for a loaded machine (3 test files at once, each with
+  // its Chromium, on 2 cores: seen over 5 s); tests of the service's own limits set theirs.
+  const db = createDb(u.href, { max: 20, connectTimeoutMs: 30_000 });
   t.teardown(async () => {
     await db.destroy();
     const a = new pg.Client({ connectionString: adminUrl() });
