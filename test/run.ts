@@ -8,9 +8,10 @@
  * `N passed, N failed` counted from tap's results.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PROJECT_ROOT, findChromium } from '../core/config.js';
 import { createDb } from '../core/db/database.js';
 import { ensureDatabase, startEmbeddedPostgres } from '../core/db/embedded.js';
@@ -119,8 +120,11 @@ async function main(): Promise<number> {
  * (CI) each file also loaded ts-node's loader. Built here first when the plugins differ.
  */
 async function buildTapPlugins(tapBin: string): Promise<void> {
-  const [{ TapConfig }, { signature }] = await Promise.all([import('@tapjs/config'), import('@tapjs/test')]);
+  const { TapConfig } = await import('@tapjs/config');
   const config = await TapConfig.load();
+  // Read, not imported: importing tap's Test class here would start tap in this process.
+  const built = await readFile(fileURLToPath(import.meta.resolve('@tapjs/test/test-built')), 'utf8');
+  const signature = /^export const signature = `([^`]*)`/m.exec(built)?.[1];
   if (config.pluginSignature === signature) return;
   console.error('# building tap with the configured plugins (once after an install)');
   const code = await new Promise<number | null>((resolve) => {

@@ -8,7 +8,7 @@
 import { navigationGather } from 'lighthouse/core/gather/navigation-runner.js';
 import { Runner } from 'lighthouse/core/runner.js';
 import { getFormatted } from 'lighthouse/shared/localization/format.js';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import { WebperfError } from '../errors.js';
 import type { Artifacts, CookieRecord, LighthouseArtifact, Probes, TextResource } from '../plugin-api.js';
 import type { TargetGuard } from '../net/target-guard.js';
@@ -223,6 +223,31 @@ async function readLoadedPage(page: Page, loadedUrl: string, options: GatherOpti
   return { axe, texts, inline, cookies };
 }
 
+/**
+ * Stops Lighthouse hearing its page once the gather is aborted. Lighthouse handles some page
+ * events in async handlers that send a command and rethrow its failure (TargetManager, on a frame
+ * navigation: 'Target.setAutoAttach'); an event that arrives while the aborted gather's context
+ * closes then ends in an unhandled rejection ("Target closed"), which ends a process that runs
+ * gathers in-process (a runner tolerates it, tolerated-rejections.ts; a test file does not). So
+ * the CDP sessions Lighthouse opens on the page are noted, and on abort lose their listeners
+ * before the context closes: Lighthouse's run, abandoned by then, hears nothing more.
+ */
+function deafenLighthouseOnAbort(page: Page, signal: AbortSignal): () => void {
+  const sessions: CDPSession[] = [];
+  const target = page.target();
+  const create = target.createCDPSession.bind(target);
+  target.createCDPSession = async () => {
+    const session = await create();
+    sessions.push(session);
+    return session;
+  };
+  const deafen = () => {
+    for (const session of sessions) session.removeAllListeners();
+  };
+  signal.addEventListener('abort', deafen, { once: true });
+  return () => signal.removeEventListener('abort', deafen);
+}
+
 async function gatherIn({ context, proxy }: GuardedContext, url: string, options: GatherOptions, signal: AbortSignal, onPageRefused: (url: string) => void, lap?: Laps): Promise<Artifacts> {
   const { guard } = options;
   const page = await context.newPage();
@@ -236,6 +261,7 @@ async function gatherIn({ context, proxy }: GuardedContext, url: string, options
   await guardRequests(page, guard, blocked, onPageRefused);
 
   options.onPhase?.('lighthouse');
+  const hearing = deafenLighthouseOnAbort(page, signal);
   // Lighthouse's own steps take this process's turn (lighthouse-turns.ts): from the page load to
   // the audits' end, given back when they have settled, also after this gather was abandoned.
   const { lh, network, disallowed, inPage, result } = await inTurn(lighthouseTurns, signal, async () => {
@@ -263,7 +289,7 @@ async function gatherIn({ context, proxy }: GuardedContext, url: string, options
       throw err;
     });
     return { lh, network, disallowed, inPage, result };
-  });
+  }).finally(hearing);
   if (!result) {
     await inPage?.catch(() => undefined);
     throw new WebperfError('TARGET_UNREACHABLE', `Lighthouse returned no result for ${url}`);
