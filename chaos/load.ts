@@ -218,7 +218,7 @@ export interface OrderRace {
  * connections: 7 in 10 re-tests of one test type (1 credit), 3 in 10 one-off tests of one page
  * (15 credits). Then the books: per site the credits charged against its ceiling and the answers.
  */
-export async function raceOrders(options: { base: string; db: Db; sites: OrderSite[]; orders: number; connections: number; durationMs?: number; signal: AbortSignal }): Promise<OrderRace> {
+export async function raceOrders(options: { base: string; db: Db; sites: OrderSite[]; orders: number; connections: number; durationMs?: number; signal: AbortSignal; atRaceEnd?: () => Promise<void> }): Promise<OrderRace> {
   const { base, db, sites } = options;
   // Each request bounded by the pool's timeouts; the run by `signal`, checked between requests.
   const pool = new Pool(base, { connections: options.connections, pipelining: 1, headersTimeout: REQUEST_MS, bodyTimeout: REQUEST_MS });
@@ -261,6 +261,8 @@ export async function raceOrders(options: { base: string; db: Db; sites: OrderSi
     await pool.close();
   }
   const seconds = (performance.now() - started) / 1000;
+  // Before the books are checked: their queries are the check's, not the orders'.
+  await options.atRaceEnd?.();
 
   // The books, per site: what the ledger charged, against the ceiling and the answers given.
   const ids = sites.map((s) => s.siteId);
