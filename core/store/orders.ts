@@ -3,8 +3,8 @@
  * writes the order, its ledger row and its runs, and enqueues their jobs — all or nothing; the
  * SQL function place_order does it in one statement (one round trip).
  */
-import { sql, type Transaction } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Transaction } from 'kysely';
+import { executePrepared, type Db, type PreparedStatement } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import { WebperfError } from '../errors.js';
 import { QUOTA_PERIOD_DAYS, quotaExceededMessage } from '../quota.js';
@@ -78,16 +78,22 @@ interface PlaceOrderRow {
  * - SERIALIZABLE would also be correct but makes callers retry on serialisation failures, and an
  *   advisory lock would need a key-space convention that nothing else in the schema shows.
  */
+/** The call of the SQL function, prepared once per connection (see executePrepared). */
+const PLACE_ORDER: PreparedStatement = {
+  name: 'webperf_place_order_1',
+  text: 'select * from place_order($1::int, $2::int, $3::int, $4::text, $5::int, $6::jsonb, $7::jsonb, $8::text, $9::int, $10::int)',
+};
+
 export async function placeOrder(db: Db, order: NewOrder): Promise<PlacedOrder> {
   if (!Number.isInteger(order.credits) || order.credits < 0) throw new Error(`placeOrder: invalid credits ${order.credits}`);
   for (const run of order.runs) {
     if (run.siteId !== order.siteId) throw new Error(`placeOrder: a run of site ${run.siteId} in an order of site ${order.siteId}`);
   }
-  const call = sql<PlaceOrderRow>`select * from place_order(
-    ${order.siteId}::int, ${order.keyId}::int, ${order.userId ?? null}::int, ${order.kind}::text, ${order.credits}::int,
-    ${JSON.stringify(order.payload)}::jsonb, ${runsJson(order.runs)}::jsonb, ${RUN_JOB.task}::text, ${RUN_JOB.maxAttempts}::int,
-    ${QUOTA_PERIOD_DAYS}::int
-  )`;
+  const values = [
+    order.siteId, order.keyId, order.userId ?? null, order.kind, order.credits,
+    JSON.stringify(order.payload), runsJson(order.runs), RUN_JOB.task, RUN_JOB.maxAttempts, QUOTA_PERIOD_DAYS,
+  ];
+  const call = async (on: Db | Transaction<DB>) => (await executePrepared<PlaceOrderRow>(on, PLACE_ORDER, values))[0];
   const placed = (row: PlaceOrderRow): PlacedOrder => {
     if (!row.site_found) throw new WebperfError('SITE_NOT_FOUND');
     if (row.order_id === null) {
@@ -98,7 +104,7 @@ export async function placeOrder(db: Db, order: NewOrder): Promise<PlacedOrder> 
     }
     return { orderId: Number(row.order_id), siteUrl: row.site_url!, runIds: (row.run_ids ?? []).map(Number), credits: order.credits, available: row.available };
   };
-  if (!order.precheck && !order.also) return placed((await call.execute(db)).rows[0]);
+  if (!order.precheck && !order.also) return placed(await call(db));
   return db.transaction().execute(async (trx) => {
     if (order.precheck) {
       // The precheck runs under the site lock, as the credit check does (place_order takes it again: a no-op).
@@ -106,7 +112,7 @@ export async function placeOrder(db: Db, order: NewOrder): Promise<PlacedOrder> 
       if (!site) throw new WebperfError('SITE_NOT_FOUND');
       await order.precheck(trx);
     }
-    const result = placed((await call.execute(trx)).rows[0]);
+    const result = placed(await call(trx));
     if (order.also) await order.also(trx, result.orderId);
     return result;
   });
