@@ -84,23 +84,18 @@ async function main(): Promise<number> {
         },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
-      // tap's closing summary: `# { total: 175, pass: 170, fail: 3, skip: 2 }`.
-      let summary = '';
-      let tail = '';
-      const failures = new TapFailures();
+      const results = new TapFailures();
       child.stdout.setEncoding('utf8'); // a character split across chunks stays whole
       child.stdout.on('data', (chunk: string) => {
         process.stdout.write(chunk);
-        failures.write(chunk);
-        tail = (tail + chunk).slice(-4096);
-        const found = tail.match(/^# \{ total: .*\}$/gm);
-        if (found) summary = found[found.length - 1];
+        results.write(chunk);
       });
       child.on('close', (c) => {
-        const num = (key: string) => Number(new RegExp(`${key}: (\\d+)`).exec(summary)?.[1] ?? 0);
+        results.write('\n');
+        const num = (key: string) => results.counts[key] ?? 0;
         const failed = num('fail') + (c !== 0 && num('fail') === 0 ? 1 : 0);
         const skipped = num('skip') + num('todo');
-        for (const line of failures.summary()) console.log(line);
+        for (const line of results.summary()) console.log(line);
         console.log(`${num('pass')} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
         resolve(c ?? 1);
       });

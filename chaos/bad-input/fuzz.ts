@@ -162,12 +162,11 @@ export function pct(value: string | Buffer): string {
 }
 
 /** A UTF-16 code unit of a surrogate without its other half. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const LONE_SURROGATES = new RegExp(LONE_SURROGATE, 'g');
+const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** UTF-8, except that a lone surrogate is written as its own three bytes (as a broken client would). */
 export function wtf8(text: string): Buffer {
-  if (!LONE_SURROGATE.test(text)) return Buffer.from(text, 'utf8');
+  if (text.search(LONE_SURROGATES) < 0) return Buffer.from(text, 'utf8');
   const parts: Buffer[] = [];
   let at = 0;
   for (const m of text.matchAll(LONE_SURROGATES)) {

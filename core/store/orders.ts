@@ -52,6 +52,12 @@ interface PlaceOrderRow {
   run_ids: number[] | null;
 }
 
+/** The call of the SQL function, prepared once per connection (see executePrepared). */
+const PLACE_ORDER: PreparedStatement = {
+  name: 'webperf_place_order_1',
+  text: 'select * from place_order($1::int, $2::int, $3::int, $4::text, $5::int, $6::jsonb, $7::jsonb, $8::text, $9::int, $10::int)',
+};
+
 /**
  * Places an order, or refuses it as a whole with QUOTA_EXCEEDED (400) when it does not fit in the
  * site's available credits (SITE_NOT_FOUND when the site does not exist).
@@ -78,12 +84,6 @@ interface PlaceOrderRow {
  * - SERIALIZABLE would also be correct but makes callers retry on serialisation failures, and an
  *   advisory lock would need a key-space convention that nothing else in the schema shows.
  */
-/** The call of the SQL function, prepared once per connection (see executePrepared). */
-const PLACE_ORDER: PreparedStatement = {
-  name: 'webperf_place_order_1',
-  text: 'select * from place_order($1::int, $2::int, $3::int, $4::text, $5::int, $6::jsonb, $7::jsonb, $8::text, $9::int, $10::int)',
-};
-
 export async function placeOrder(db: Db, order: NewOrder): Promise<PlacedOrder> {
   if (!Number.isInteger(order.credits) || order.credits < 0) throw new Error(`placeOrder: invalid credits ${order.credits}`);
   for (const run of order.runs) {

@@ -58,6 +58,16 @@ t.test('names each failed assertion with its file and subtests; parents of a fai
 
 t.test('a run without failures has no summary', async (t) => {
   const failures = new TapFailures();
-  failures.write('TAP version 14\n1..1\n# Subtest: a.test.ts\n    ok 1 - fine\n    1..1\nok 1 - a.test.ts # time=5ms\n');
+  failures.write('TAP version 14\n1..1\n# Subtest: a.test.ts\n    ok 1 - fine\n    1..1\nok 1 - a.test.ts # time=5ms\n# { total: 1, pass: 1 }\n');
   t.strictSame(failures.summary(), []);
+  t.strictSame(failures.counts, { total: 1, pass: 1 });
+});
+
+t.test("tap's closing counts, as the last CI run printed them", async (t) => {
+  const failures = new TapFailures();
+  t.strictSame(failures.counts, {}, 'none before the line');
+  failures.write('ok 71 - test/web/portal-sessions.test.ts # time=11237.057ms\n\n# No coverage generated\n# { total: 15919, pass: 15916, fail: 3 }\n# time=1212042.132ms\n');
+  t.strictSame(failures.counts, { total: 15919, pass: 15916, fail: 3 });
+  failures.write('    # { total: 1, pass: 1 }\n');
+  t.strictSame(failures.counts, { total: 15919, pass: 15916, fail: 3 }, "an indented line is a subtest's comment, not tap's counts");
 });

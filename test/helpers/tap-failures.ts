@@ -1,7 +1,8 @@
 /**
  * Reads tap's TAP output line by line and keeps each failed assertion with the subtests it sits in
  * (`file > subtest > assertion`) and the first lines of its diagnostic, so that the end of a long
- * run says what failed: a CI log that shows only its last lines still names the failure.
+ * run says what failed: a CI log that shows only its last lines still names the failure. Also
+ * keeps tap's closing counts (`# { total: 175, pass: 170, fail: 3, skip: 2 }`).
  */
 const INDENT = 4;
 const DIAGNOSTIC_LINES = 12;
@@ -28,6 +29,12 @@ export class TapFailures {
   readonly #subtests: string[] = [];
   #partial = '';
   #diagnosticOf: OpenDiagnostic | null = null;
+  #counts: Record<string, number> = {};
+
+  /** tap's closing counts (pass, fail, skip, todo...); empty until its last line. */
+  get counts(): Readonly<Record<string, number>> {
+    return this.#counts;
+  }
 
   /** Feeds a chunk of output; lines may be split across chunks. */
   write(chunk: string): void {
@@ -47,6 +54,11 @@ export class TapFailures {
       }
       this.#diagnosticOf = null;
       if (trimmed === '...') return;
+    }
+    const totals = indent === 0 ? /^# \{ (total: .*) \}$/.exec(line) : null;
+    if (totals) {
+      this.#counts = Object.fromEntries(totals[1].split(', ').map((pair) => pair.split(': ')).map(([k, v]) => [k, Number(v)]));
+      return;
     }
     const level = Math.floor(indent / INDENT);
     const subtest = /^# Subtest: (.*)$/.exec(trimmed);
