@@ -4,9 +4,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseString } from '@fast-csv/parse';
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { PROJECT_ROOT } from '../config.js';
 import type { Db } from '../db/database.js';
+import type { DB } from '../db/schema.js';
 import { publishCacheEvent } from './notify.js';
 
 export const PUBLIC_SECTOR_CSV = path.join(PROJECT_ROOT, 'core', 'data', 'public-sector.csv');
@@ -76,7 +77,10 @@ export async function listPublicSector(db: Db) {
     .execute();
 }
 
-export async function getSite(db: Db, id: number) {
+/** A site's record. */
+export type SiteRecord = Selectable<DB['sites']>;
+
+export async function getSite(db: Db, id: number): Promise<SiteRecord | undefined> {
   return db.selectFrom('sites').selectAll().where('id', '=', id).executeTakeFirst();
 }
 

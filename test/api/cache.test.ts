@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/app.js';
 import { CACHE_LISTENER_NAME } from '../../api/plugins/cache.js';
 import { createDb } from '../../core/db/database.js';
+import { updateCatalogSite } from '../../core/store/catalog-admin.js';
 import { addKeySites, createKey, keyDigest, removeKeySites, revokeKey } from '../../core/store/keys.js';
 import type { CacheEvent } from '../../core/store/notify.js';
 import { operatorCommand } from '../../runners/operator-cli.js';
@@ -175,6 +176,42 @@ t.test('a new result appears at once in /stats, /stats_per_month and /categories
   t.strictSame(await read(app2), after, 'the other instance, after the notification');
 });
 
+t.test('a changed start page reaches one-off orders at once, in this process and in another', async (t) => {
+  const C = await seedSite(db, { title: 'Gamma kommun', url: 'https://gamma.example/', monthlyQuota: 1000 });
+  const { key } = await createKey(db, { kind: 'standard', siteIds: [C], label: 'orders' });
+  const once = async (instance: FastifyInstance, address: string) => {
+    const res = await instance.inject({
+      method: 'POST', url: '/test_once/', payload: `urls=${encodeURIComponent(address)}`,
+      headers: { 'api-key': key, 'site-id': String(C), 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    return [res.statusCode, res.statusCode === 200 ? null : res.json().error];
+  };
+  const cachedUrl = (instance: FastifyInstance) => instance.resultsCache.sites.get(String(C))?.url;
+  for (const instance of [app, app2]) {
+    t.equal((await once(instance, 'https://gamma.example/a'))[0], 200, 'an address on the site is ordered');
+    t.equal(cachedUrl(instance), 'https://gamma.example/', 'the site record is cached');
+    t.strictSame(await once(instance, 'https://delta.example/a'), [400, 'URLS_INVALID'], 'an address elsewhere is refused');
+  }
+  const seen = applied(app2, (e) => e?.site === C);
+  t.equal(await updateCatalogSite(db, C, { url: 'https://delta.example/' }, null), true);
+  t.equal(cachedUrl(app), undefined, 'this process: dropped at the change');
+  t.strictSame(await once(app, 'https://gamma.example/b'), [400, 'URLS_INVALID'], 'the old domain is refused at once');
+  t.equal((await once(app, 'https://delta.example/b'))[0], 200, 'the new one is ordered');
+  await seen;
+  t.equal(cachedUrl(app2), undefined, 'the other instance: dropped by the notification');
+  t.strictSame(await once(app2, 'https://gamma.example/b'), [400, 'URLS_INVALID'], 'and it refuses the old domain');
+  t.equal((await once(app2, 'https://delta.example/b'))[0], 200);
+  t.equal(cachedUrl(app2), 'https://delta.example/');
+
+  const adminKey = (await createKey(db, { kind: 'admin', siteIds: [], label: 'admin orders' })).key;
+  const res = await app.inject({
+    method: 'POST', url: '/test_once/', payload: 'urls=https%3A%2F%2Fnowhere.example%2F',
+    headers: { 'api-key': adminKey, 'site-id': '2147483000', 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  t.strictSame([res.statusCode, res.json().error], [404, 'SITE_NOT_FOUND'], 'a site that does not exist');
+  t.equal(app.resultsCache.sites.get('2147483000'), undefined, 'is not cached');
+});
+
 t.test('a private result does not touch the public answers', async (t) => {
   const { key } = await createKey(db, { kind: 'standard', siteIds: [B], label: 'b' });
   const before = (await get(app, `/stats/${B}`, key)).body;
@@ -245,7 +282,7 @@ t.test('without its LISTEN connection the cache is off; it reconnects and is liv
   t.ok(rows[0].n >= 2, 'the listening sessions of both instances were ended');
   await off;
   t.notOk(app2.resultsCache.live, 'off');
-  t.equal(app2.resultsCache.keys.size + app2.resultsCache.responses.size, 0, 'emptied: a missed notification cannot be served');
+  t.equal(app2.resultsCache.keys.size + app2.resultsCache.sites.size + app2.resultsCache.responses.size, 0, 'emptied: a missed notification cannot be served');
   await status(t, app2, `/stats/${A}`, key, 200, null, 'answers still, from the database');
   t.notOk(cachedKey(app2, key), 'and stores nothing while off');
   await back;

@@ -10,7 +10,6 @@ import { AUDIT_FILES, CSV_FILE } from '../../../core/audit/summaries.js';
 import { WebperfError } from '../../../core/errors.js';
 import { AUDIT_CREDITS_PER_PAGE, QUOTA_PERIOD_DAYS, plural } from '../../../core/quota.js';
 import { FOLDER_PATTERN, getAuditByFolder, listFinishedAudits, placeAudit, readAuditFile, type AuditFormat, type AuditRow } from '../../../core/store/audits.js';
-import { getSite } from '../../../core/store/sites.js';
 import { checkDeclaredLength, formBody } from '../../plugins/body.js';
 import { RATE_LIMIT_HEADERS } from '../../plugins/rate-limit.js';
 import { baseUrl, parseStrictInt, INT4_MAX } from '../../request-helpers.js';
@@ -114,7 +113,7 @@ const audits: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
     const rawFormat = one(request.headers.format) ?? one(body.format) ?? 'audit_v2';
     if (!(ORDERABLE as readonly string[]).includes(rawFormat)) throw new WebperfError('AUDIT_FORMAT_INVALID');
     const format = rawFormat as AuditFormat;
-    const site = await getSite(db, siteId);
+    const site = await app.resultsCache.site(db, siteId);
     if (!site) throw new WebperfError('SITE_NOT_FOUND');
     const placed = await placeAudit(db, {
       siteId,

@@ -18,7 +18,6 @@ import {
   testOnceCost,
 } from '../../../core/quota.js';
 import { placeOrder } from '../../../core/store/orders.js';
-import { getSite } from '../../../core/store/sites.js';
 import { checkDeclaredLength, formBody } from '../../plugins/body.js';
 import { RATE_LIMIT_HEADERS } from '../../plugins/rate-limit.js';
 import { baseUrl } from '../../request-helpers.js';
@@ -52,7 +51,7 @@ const orders: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   const activeTypes = () => registry.select(null).map((p) => p.meta.id);
 
   async function existingSite(siteId: number) {
-    const site = await getSite(db, siteId);
+    const site = await app.resultsCache.site(db, siteId);
     if (!site) throw new WebperfError('SITE_NOT_FOUND');
     return site;
   }
