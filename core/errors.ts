@@ -56,14 +56,24 @@ export const ErrorCodes = {
 
 export type ErrorCode = keyof typeof ErrorCodes;
 
-/** An error from the catalogue, with an optional more specific message and details. */
+/**
+ * An error from the catalogue, with an optional more specific message and details. An error of
+ * the caller's (4xx) carries no stack: it is an answer, not a fault to trace, and capturing the
+ * stack (async frames included) was the costliest step of a refused order in the API's profile.
+ */
 export class WebperfError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly details?: Record<string, unknown>;
 
   constructor(code: ErrorCode, message?: string, details?: Record<string, unknown>) {
-    super(message ?? ErrorCodes[code].message);
+    const limit = Error.stackTraceLimit;
+    if (ErrorCodes[code].status < 500) Error.stackTraceLimit = 0;
+    try {
+      super(message ?? ErrorCodes[code].message);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
     this.name = 'WebperfError';
     this.code = code;
     this.status = ErrorCodes[code].status;
