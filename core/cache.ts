@@ -39,6 +39,8 @@ export interface SetOptions {
   tags?: readonly string[];
   /** The token taken before the value was read: refused if anything was invalidated since. */
   token?: number;
+  /** A shorter life than the cache's TTL for this entry (ms); not stored when ≤ 0. */
+  ttlMs?: number;
 }
 
 /** An LRU cache with a TTL and tag invalidation. */
@@ -107,8 +109,9 @@ export class LruCache<V> {
     if (options.token !== undefined && options.token !== this.epoch) return false;
     const weight = this.weigh === null ? 0 : this.weigh(value);
     if (weight > this.maxWeight) return false;
+    if (options.ttlMs !== undefined && !(options.ttlMs > 0)) return false;
     const tags = options.tags ?? [];
-    this.lru.set(key, { value, weight, tags });
+    this.lru.set(key, { value, weight, tags }, options.ttlMs !== undefined && options.ttlMs < this.ttlMs ? { ttl: options.ttlMs } : undefined);
     this.totalWeight += weight;
     for (const tag of tags) {
       let keys = this.byTag.get(tag);

@@ -15,6 +15,14 @@
  * - `pages`: rendered public pages for people (the dashboard: api/web/page-cache.ts), per address
  *   and language, tagged `site:<id>` (a website's page) or `dashboard` (the start page, which
  *   lists every public-sector website). Any site event drops `dashboard` too.
+ * - `refusals`: per site, the credits available when an order was last refused for want of
+ *   credits (`placeOrder`). An order needing more is refused again from here, without a round
+ *   trip: it could not fit, since credits never grow by themselves before the oldest booking in
+ *   the window leaves it (the entry lives no longer: `frees_in_ms` of place_order) and every
+ *   other way they grow sends an event that drops the entry: a site's record changed (its quota,
+ *   its level), a level's quota changed (`levels`). An accepted order for the site, in any
+ *   process (`credits`, sent by place_order), drops it too, so that the number a refusal quotes
+ *   stays the database's. An order that may fit always goes to the database, which alone accepts.
  *
  * Invalidation: writers send `pg_notify('webperf_cache', …)` in their transaction
  * (core/store/notify.ts); a dedicated connection LISTENs and drops the entries named as each
@@ -32,6 +40,8 @@ import pg from 'pg';
 import { LruCache } from '../../core/cache.js';
 import type { Db } from '../../core/db/database.js';
 import type { ResolvedKey } from '../../core/store/keys.js';
+import { placeOrder, quotaExceeded, type NewOrder, type PlacedOrder, type QuotaRefusal } from '../../core/store/orders.js';
+import { isWebperfError } from '../../core/errors.js';
 import { getSite, type SiteRecord } from '../../core/store/sites.js';
 import { CACHE_CHANNEL, onLocalCacheEvent, parseCacheEvent, type CacheEvent } from '../../core/store/notify.js';
 
@@ -88,6 +98,16 @@ export class ResultsCache {
   readonly sites: LruCache<SiteRecord>;
   readonly responses: LruCache<CachedResponse>;
   readonly pages: LruCache<CachedPage>;
+  /** Credits available at a site's last refusal, by site id (see `placeOrder`). */
+  readonly refusals: LruCache<number>;
+  /**
+   * Per site, bumped by every drop of its refusal: a refusal read from the database is kept only
+   * if nothing dropped that site's since the order was sent. Per site, not the cache's own token:
+   * accepted orders drop a site's entry several hundred times a second under load, and one global
+   * token would then refuse nearly every fill. Emptied with the cache (`refusalsEpoch` moves).
+   */
+  private readonly refusalDrops = new Map<number, number>();
+  private refusalsEpoch = 0;
   /** 'event' (CacheEvent, or null for "drop everything") once applied; 'live' (boolean). */
   readonly events = new EventEmitter();
 
@@ -99,6 +119,7 @@ export class ResultsCache {
     // Compressed forms are added to an entry after it is stored: its weight counts them up front
     // (HTML in UTF-8 plus about a third of it for the two compressed forms).
     this.pages = new LruCache({ max: o.pageEntries, ttlMs: o.ttlMs, maxWeight: o.pageBytes, weigh: (p) => Math.ceil(Buffer.byteLength(p.html) * 1.34) });
+    this.refusals = new LruCache({ max: o.siteEntries, ttlMs: o.ttlMs });
     this.setLive(false);
   }
 
@@ -108,11 +129,53 @@ export class ResultsCache {
   }
 
   setLive(live: boolean): void {
-    for (const cache of [this.keys, this.sites, this.responses, this.pages]) {
+    for (const cache of [this.keys, this.sites, this.responses, this.pages, this.refusals]) {
       if (live) cache.resume();
       else cache.suspend();
     }
+    this.dropAllRefusals();
     this.events.emit('live', live);
+  }
+
+  /**
+   * Places an order (core/store/orders.ts), or refuses it with QUOTA_EXCEEDED without asking the
+   * database when the site's last refusal still stands and the order needs more than was then
+   * available. A refusal from the database is kept for the site until credits could free up
+   * (counted from before the order was sent, so never past that moment), within the cache's TTL.
+   */
+  async placeOrder(db: Db, order: NewOrder): Promise<PlacedOrder> {
+    const key = String(order.siteId);
+    const available = this.refusals.get(key);
+    if (available !== undefined && order.credits > available) {
+      throw quotaExceeded({ needed: order.credits, available, freesInMs: null });
+    }
+    const epoch = this.refusalsEpoch;
+    const drops = this.refusalDrops.get(order.siteId) ?? 0;
+    const sent = performance.now();
+    try {
+      const placed = await placeOrder(db, order);
+      // What this process knew of the site's credits is spent (other processes learn it from place_order's event).
+      this.dropRefusal(order.siteId);
+      return placed;
+    } catch (err) {
+      if (isWebperfError(err) && err.code === 'QUOTA_EXCEEDED' && epoch === this.refusalsEpoch && drops === (this.refusalDrops.get(order.siteId) ?? 0)) {
+        const refusal = err.details as unknown as QuotaRefusal;
+        const ttlMs = refusal.freesInMs === null ? undefined : sent + refusal.freesInMs - performance.now();
+        this.refusals.set(key, refusal.available, { tags: [`site:${order.siteId}`], ...(ttlMs === undefined ? {} : { ttlMs }) });
+      }
+      throw err;
+    }
+  }
+
+  private dropRefusal(siteId: number): void {
+    this.refusalDrops.set(siteId, (this.refusalDrops.get(siteId) ?? 0) + 1);
+    this.refusals.invalidateTag(`site:${siteId}`);
+  }
+
+  private dropAllRefusals(): void {
+    this.refusalsEpoch++;
+    this.refusalDrops.clear();
+    this.refusals.clear();
   }
 
   /** A site's record from the cache, else from the database (and then kept, if the site exists). */
@@ -134,6 +197,7 @@ export class ResultsCache {
       this.sites.clear();
       this.responses.clear();
       this.pages.clear();
+      this.dropAllRefusals();
     } else {
       if (event.key !== undefined) this.keys.invalidateTag(`key:${event.key}`);
       if (event.site !== undefined) {
@@ -141,7 +205,10 @@ export class ResultsCache {
         this.responses.invalidateTag(`site:${event.site}`);
         this.pages.invalidateTag(`site:${event.site}`);
         this.pages.invalidateTag(DASHBOARD_TAG);
+        this.dropRefusal(event.site);
       }
+      if (event.credits !== undefined) this.dropRefusal(event.credits);
+      if (event.levels) this.dropAllRefusals();
       if (event.sites) this.pages.invalidateTag(DASHBOARD_TAG);
       if (event.categories) this.responses.invalidateTag('categories');
     }

@@ -119,6 +119,8 @@ export async function setLevel(db: Db, name: string, monthlyQuota: number): Prom
     .values({ name, monthly_quota: monthlyQuota })
     .onConflict((oc) => oc.column('name').doUpdateSet({ monthly_quota: monthlyQuota }))
     .execute();
+  // The ceilings of the level's sites changed: refusals the API keeps no longer stand.
+  await publishCacheEvent(db, { levels: true });
 }
 
 /** Categories by id, each with how many sites are in it. */

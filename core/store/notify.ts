@@ -19,13 +19,16 @@ export const CACHE_CHANNEL = 'webperf_cache';
 /**
  * What changed. `key`: an api key's validity or sites; `site`: a site's public results and
  * monthly scores, or its record; `sites`: the list of sites (sites added); `categories`: the
- * category list or averages. Several may be set at once.
+ * category list or averages; `credits`: a site's credits (an order was accepted: sent by the SQL
+ * function place_order); `levels`: the premium levels' quotas. Several may be set at once.
  */
 export interface CacheEvent {
   key?: number;
   site?: number;
   sites?: boolean;
   categories?: boolean;
+  credits?: number;
+  levels?: boolean;
 }
 
 type Trx = Transaction<DB>;
@@ -88,12 +91,16 @@ export function parseCacheEvent(payload: string | undefined): CacheEvent | null 
   if (o.site !== undefined && !id(o.site)) return null;
   if (o.categories !== undefined && typeof o.categories !== 'boolean') return null;
   if (o.sites !== undefined && typeof o.sites !== 'boolean') return null;
-  if (o.key === undefined && o.site === undefined && o.categories !== true && o.sites !== true) return null;
+  if (o.credits !== undefined && !id(o.credits)) return null;
+  if (o.levels !== undefined && typeof o.levels !== 'boolean') return null;
+  if (o.key === undefined && o.site === undefined && o.credits === undefined && o.categories !== true && o.sites !== true && o.levels !== true) return null;
   const event: CacheEvent = {};
   if (o.key !== undefined) event.key = o.key as number;
   if (o.site !== undefined) event.site = o.site as number;
+  if (o.credits !== undefined) event.credits = o.credits as number;
   if (o.sites === true) event.sites = true;
   if (o.categories === true) event.categories = true;
+  if (o.levels === true) event.levels = true;
   return event;
 }
 

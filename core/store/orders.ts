@@ -43,18 +43,33 @@ export interface PlacedOrder {
   available: number;
 }
 
-/** What `place_order` (migrations/2026-11-23T00-07-00_place-order-function.ts) answers. */
+/** What `place_order` (migrations/2026-11-25T00-01-00_order-refusals.ts) answers. */
 interface PlaceOrderRow {
   site_found: boolean;
   site_url: string | null;
   available: number;
   order_id: number | null;
   run_ids: number[] | null;
+  /** A refusal: ms from the statement's start until credits can free up by themselves (null: never). */
+  frees_in_ms: string | number | null;
+}
+
+/** What a QUOTA_EXCEEDED refusal carries in its details. */
+export interface QuotaRefusal {
+  needed: number;
+  available: number;
+  /** For how long (ms, from before the order was sent) the refusal stands unless a ceiling is raised; null: until then. */
+  freesInMs: number | null;
+}
+
+/** The refusal of an order needing `needed` credits when `available` remain. */
+export function quotaExceeded(refusal: QuotaRefusal): WebperfError {
+  return new WebperfError('QUOTA_EXCEEDED', quotaExceededMessage(refusal.needed, refusal.available), { ...refusal });
 }
 
 /** The call of the SQL function, prepared once per connection (see executePrepared). */
 const PLACE_ORDER: PreparedStatement = {
-  name: 'webperf_place_order_1',
+  name: 'webperf_place_order_2',
   text: 'select * from place_order($1::int, $2::int, $3::int, $4::text, $5::int, $6::jsonb, $7::jsonb, $8::text, $9::int, $10::int)',
 };
 
@@ -97,10 +112,7 @@ export async function placeOrder(db: Db, order: NewOrder): Promise<PlacedOrder> 
   const placed = (row: PlaceOrderRow): PlacedOrder => {
     if (!row.site_found) throw new WebperfError('SITE_NOT_FOUND');
     if (row.order_id === null) {
-      throw new WebperfError('QUOTA_EXCEEDED', quotaExceededMessage(order.credits, row.available), {
-        needed: order.credits,
-        available: row.available,
-      });
+      throw quotaExceeded({ needed: order.credits, available: row.available, freesInMs: row.frees_in_ms === null ? null : Number(row.frees_in_ms) });
     }
     return { orderId: Number(row.order_id), siteUrl: row.site_url!, runIds: (row.run_ids ?? []).map(Number), credits: order.credits, available: row.available };
   };

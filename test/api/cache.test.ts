@@ -13,7 +13,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/app.js';
 import { CACHE_LISTENER_NAME } from '../../api/plugins/cache.js';
 import { createDb } from '../../core/db/database.js';
-import { updateCatalogSite } from '../../core/store/catalog-admin.js';
+import { quotaExceededMessage } from '../../core/quota.js';
+import { setLevel, updateCatalogSite } from '../../core/store/catalog-admin.js';
 import { addKeySites, createKey, keyDigest, removeKeySites, revokeKey } from '../../core/store/keys.js';
 import type { CacheEvent } from '../../core/store/notify.js';
 import { operatorCommand } from '../../runners/operator-cli.js';
@@ -212,6 +213,94 @@ t.test('a changed start page reaches one-off orders at once, in this process and
   t.equal(app.resultsCache.sites.get('2147483000'), undefined, 'is not cached');
 });
 
+/** An order through `instance`: [status, error code or null, message or null]. */
+async function order(instance: FastifyInstance, key: string, siteId: number, kind: 'retest' | 'once') {
+  const res = kind === 'retest'
+    ? await instance.inject({ method: 'POST', url: '/retest/', headers: { 'api-key': key, 'site-id': String(siteId), testnums: '[30]' } })
+    : await instance.inject({
+      method: 'POST', url: '/test_once/', payload: `urls=${encodeURIComponent('https://epsilon.example/x')}`,
+      headers: { 'api-key': key, 'site-id': String(siteId), 'content-type': 'application/x-www-form-urlencoded' },
+    });
+  return res.statusCode === 200 ? [200, null, null] : [res.statusCode, res.json().error, res.json().message];
+}
+const refused = (needed: number, left: number) => [400, 'QUOTA_EXCEEDED', quotaExceededMessage(needed, left)];
+const refusal = (instance: FastifyInstance, siteId: number) => instance.resultsCache.refusals.get(String(siteId));
+
+t.test('a refusal for want of credits is answered from memory until a raised quota reaches it', async (t) => {
+  const D = await seedSite(db, { title: 'Epsilon kommun', url: 'https://epsilon.example/', monthlyQuota: 10 });
+  const { key } = await createKey(db, { kind: 'standard', siteIds: [D], label: 'refusals' });
+  for (const instance of [app, app2]) {
+    t.strictSame(await order(instance, key, D, 'once'), refused(15, 10), 'refused by the database');
+    t.equal(refusal(instance, D), 10, 'the credits then available are kept for the site');
+  }
+  // Raised behind the caches' back (no event): only the database would now accept.
+  await db.updateTable('sites').set({ monthly_quota: 100 }).where('id', '=', D).execute();
+  for (const instance of [app, app2]) {
+    t.strictSame(await order(instance, key, D, 'once'), refused(15, 10), 'refused again without asking the database');
+  }
+  t.equal(Number((await db.selectFrom('orders').select((eb) => eb.fn.countAll().as('n')).where('site_id', '=', D).executeTakeFirstOrThrow()).n), 0, 'nothing ordered');
+  const seen = applied(app2, (e) => e?.site === D);
+  t.equal(await updateCatalogSite(db, D, { monthly_quota: 100 }, null), true, 'the quota raised as the service does it');
+  t.equal(refusal(app, D), undefined, 'this process: dropped at the change');
+  t.strictSame(await order(app, key, D, 'once'), [200, null, null], 'and the order fits at once');
+  await seen;
+  t.equal(refusal(app2, D), undefined, 'the other instance: dropped by the notification');
+  t.strictSame(await order(app2, key, D, 'once'), [200, null, null]);
+});
+
+t.test('an order that may fit always reaches the database; an accepted one keeps the quoted number exact everywhere', async (t) => {
+  const E = await seedSite(db, { title: 'Zeta kommun', url: 'https://epsilon.example/', monthlyQuota: 16 });
+  const { key } = await createKey(db, { kind: 'standard', siteIds: [E], label: 'refusals' });
+  const first = Promise.all([app, app2].map((instance) => applied(instance, (e) => e?.credits === E)));
+  t.strictSame(await order(app2, key, E, 'once'), [200, null, null], '15 of 16 credits');
+  await first;
+  for (const instance of [app, app2]) {
+    t.strictSame(await order(instance, key, E, 'once'), refused(15, 1));
+    t.equal(refusal(instance, E), 1);
+  }
+  const seen = applied(app2, (e) => e?.credits === E);
+  t.strictSame(await order(app, key, E, 'retest'), [200, null, null], 'a 1-credit re-test is not refused from memory: it fits');
+  t.equal(refusal(app, E), undefined, 'this process drops what it knew at once');
+  t.strictSame(await order(app, key, E, 'once'), refused(15, 0), 'and quotes the database\'s number');
+  await seen;
+  t.equal(refusal(app2, E), undefined, 'the other instance: dropped by place_order\'s event');
+  t.strictSame(await order(app2, key, E, 'once'), refused(15, 0), 'its refusal quotes the new number');
+  t.equal(refusal(app2, E), 0);
+  t.strictSame(await order(app2, key, E, 'retest'), refused(1, 0), 'from memory now: nothing fits');
+});
+
+t.test('a refusal is kept no longer than until the oldest booking leaves the window', async (t) => {
+  const F = await seedSite(db, { title: 'Eta kommun', url: 'https://epsilon.example/', monthlyQuota: 1 });
+  const { key } = await createKey(db, { kind: 'standard', siteIds: [F], label: 'refusals' });
+  const spent = applied(app, (e) => e?.credits === F);
+  t.strictSame(await order(app, key, F, 'retest'), [200, null, null]);
+  await spent;
+  // The booking is made to leave the 30-day window 1.5 s from now.
+  await sql`update credit_ledger set created_at = now() - interval '30 days' + interval '1500 milliseconds' where site_id = ${F}`.execute(db);
+  t.strictSame(await order(app, key, F, 'retest'), refused(1, 0));
+  t.equal(refusal(app, F), 0, 'kept');
+  t.strictSame(await order(app, key, F, 'retest'), refused(1, 0), 'refused from memory meanwhile');
+  await new Promise((resolve) => setTimeout(resolve, 1_600));
+  t.equal(refusal(app, F), undefined, 'gone once the booking has left the window');
+  t.strictSame(await order(app, key, F, 'retest'), [200, null, null], 'and the credit it frees is spent');
+});
+
+t.test('a premium level\'s raised quota reaches the refusals of its sites', async (t) => {
+  await setLevel(db, 'Refusals', 1);
+  const G = await seedSite(db, { title: 'Theta kommun', url: 'https://epsilon.example/', premiumLevel: 'Refusals' });
+  const { key } = await createKey(db, { kind: 'standard', siteIds: [G], label: 'refusals' });
+  const spent = applied(app2, (e) => e?.credits === G);
+  t.strictSame(await order(app2, key, G, 'retest'), [200, null, null]);
+  await spent;
+  t.strictSame(await order(app2, key, G, 'retest'), refused(1, 0));
+  t.equal(refusal(app2, G), 0);
+  const seen = applied(app2, (e) => e?.levels === true);
+  await setLevel(db, 'Refusals', 2);
+  await seen;
+  t.equal(refusal(app2, G), undefined, 'dropped by the levels event');
+  t.strictSame(await order(app2, key, G, 'retest'), [200, null, null], 'the level\'s new credit is spent');
+});
+
 t.test('a private result does not touch the public answers', async (t) => {
   const { key } = await createKey(db, { kind: 'standard', siteIds: [B], label: 'b' });
   const before = (await get(app, `/stats/${B}`, key)).body;
@@ -273,6 +362,10 @@ t.test('without its LISTEN connection the cache is off; it reconnects and is liv
   const { key, id } = await createKey(db, { kind: 'standard', siteIds: [A], label: 'outage' });
   await status(t, app2, `/stats/${A}`, key, 200, null, 'cached in the other instance');
   t.ok(cachedKey(app2, key));
+  const H = await seedSite(db, { title: 'Iota kommun', url: 'https://epsilon.example/', monthlyQuota: 0 });
+  const owner = (await createKey(db, { kind: 'standard', siteIds: [H], label: 'outage refusals' })).key;
+  t.strictSame(await order(app2, owner, H, 'retest'), refused(1, 0));
+  t.equal(refusal(app2, H), 0, 'a refusal kept');
   const off = live(app2, false);
   const back = live(app2, true);
   // The listening sessions are ended, as a failover or a network cut would end them.
@@ -282,9 +375,11 @@ t.test('without its LISTEN connection the cache is off; it reconnects and is liv
   t.ok(rows[0].n >= 2, 'the listening sessions of both instances were ended');
   await off;
   t.notOk(app2.resultsCache.live, 'off');
-  t.equal(app2.resultsCache.keys.size + app2.resultsCache.sites.size + app2.resultsCache.responses.size, 0, 'emptied: a missed notification cannot be served');
+  t.equal(app2.resultsCache.keys.size + app2.resultsCache.sites.size + app2.resultsCache.responses.size + app2.resultsCache.refusals.size, 0, 'emptied: a missed notification cannot be served');
   await status(t, app2, `/stats/${A}`, key, 200, null, 'answers still, from the database');
   t.notOk(cachedKey(app2, key), 'and stores nothing while off');
+  t.strictSame(await order(app2, owner, H, 'retest'), refused(1, 0), 'refusals come from the database');
+  t.equal(refusal(app2, H), undefined, 'and are not kept while off');
   await back;
   t.ok(app2.resultsCache.live, 'reconnected');
   await status(t, app2, `/stats/${A}`, key, 200, null, 'cached again');

@@ -42,6 +42,23 @@ t.test('an entry lives for ttlMs from when it was stored', async (t) => {
   t.equal(c.get('y'), undefined, 'reads do not extend the lifetime');
 });
 
+t.test('an entry may be given a shorter life than the TTL, never a longer one', async (t) => {
+  const time = clock();
+  const c = new LruCache<number>({ max: 10, ttlMs: 1_000, now: time.now });
+  t.equal(c.set('short', 1, { ttlMs: 250 }), true);
+  t.equal(c.set('long', 2, { ttlMs: 5_000 }), true);
+  t.equal(c.set('spent', 3, { ttlMs: 0 }), false, 'a life already over is not stored');
+  t.equal(c.set('negative', 4, { ttlMs: -1 }), false);
+  t.equal(c.get('spent'), undefined);
+  time.advance(250);
+  t.equal(c.get('short'), 1, 'live at exactly its own TTL');
+  time.advance(1);
+  t.equal(c.get('short'), undefined, 'gone after it');
+  t.equal(c.get('long'), 2);
+  time.advance(750);
+  t.equal(c.get('long'), undefined, 'a longer life is cut to the cache\'s TTL');
+});
+
 t.test('a tag drops every entry carrying it, and only those', async (t) => {
   const c = new LruCache<string>({ max: 100, ttlMs: 60_000 });
   c.set('stats:1:sv', 's1', { tags: ['site:1'] });
@@ -128,7 +145,9 @@ t.test('cache-event payloads: well-formed events only; anything else is null (dr
   t.strictSame(parseCacheEvent('{"categories":true}'), { categories: true });
   t.strictSame(parseCacheEvent('{"site":3,"extra":"ignored"}'), { site: 3 });
   t.strictSame(parseCacheEvent('{"sites":true}'), { sites: true });
-  for (const bad of [undefined, '', 'not json', '[]', 'null', '42', '{}', '{"key":"12"}', '{"key":-1}', '{"site":1.5}', '{"categories":false}', '{"categories":"yes"}', '{"sites":false}', '{"sites":1}']) {
+  t.strictSame(parseCacheEvent('{"credits" : 7}'), { credits: 7 }, 'as place_order sends it (json_build_object)');
+  t.strictSame(parseCacheEvent('{"levels":true}'), { levels: true });
+  for (const bad of [undefined, '', 'not json', '[]', 'null', '42', '{}', '{"key":"12"}', '{"key":-1}', '{"site":1.5}', '{"categories":false}', '{"categories":"yes"}', '{"sites":false}', '{"sites":1}', '{"credits":0}', '{"credits":"7"}', '{"levels":false}', '{"levels":1}']) {
     t.equal(parseCacheEvent(bad), null, `${JSON.stringify(bad)} → null`);
   }
 });

@@ -17,7 +17,6 @@ import {
   retestCost,
   testOnceCost,
 } from '../../../core/quota.js';
-import { placeOrder } from '../../../core/store/orders.js';
 import { checkDeclaredLength, formBody } from '../../plugins/body.js';
 import { RATE_LIMIT_HEADERS } from '../../plugins/rate-limit.js';
 import { baseUrl } from '../../request-helpers.js';
@@ -29,7 +28,7 @@ const URLS_FIELD_BYTES = 32 * 1024;
 /** Largest request body of a one-off order. */
 const TEST_ONCE_BODY_BYTES = 64 * 1024;
 
-const QUOTA_RULE = `Credits: the order is accepted or refused as a whole in one transaction that checks the site's rolling ${QUOTA_PERIOD_DAYS}-day window (ceiling: the site's own quota, else its premium level's, else 0; racing orders for one site are serialised, so they can never together spend more than remains). Refused: 400 QUOTA_EXCEEDED with a message such as "The order needs 15 credits; 7 remain in the current ${QUOTA_PERIOD_DAYS}-day period." and nothing is queued or charged.`;
+const QUOTA_RULE = `Credits: the order is accepted or refused as a whole in one transaction that checks the site's rolling ${QUOTA_PERIOD_DAYS}-day window (ceiling: the site's own quota, else its premium level's, else 0; racing orders for one site are serialised, so they can never together spend more than remains). Refused: 400 QUOTA_EXCEEDED with a message such as "The order needs 15 credits; 7 remain in the current ${QUOTA_PERIOD_DAYS}-day period." and nothing is queued or charged. Once a site has been refused, an order needing more than it then had left is refused again at once, without that transaction, for as long as the refusal must stand: until the oldest booking in the window leaves it, the site's or its premium level's quota changes, or an order for the site is accepted (the number quoted is always the one the transaction last gave). An order that may fit always goes through the transaction.`;
 
 const ORDER_COMMON = {
   api_version: { type: 'string', description: 'The version reached' },
@@ -111,7 +110,7 @@ const orders: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
     }
     const credits = retestCost(testTypes);
     // url null: the site's start page, read by the order itself (SITE_NOT_FOUND when there is no site).
-    const placed = await placeOrder(db, {
+    const placed = await app.resultsCache.placeOrder(db, {
       siteId,
       keyId: key.id,
       kind: 'retest',
@@ -184,7 +183,7 @@ const orders: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
     const testTypes = activeTypes();
     if (testTypes.length === 0) throw new WebperfError('URLS_INVALID', 'This service has no active test type to run');
     const credits = testOnceCost(urls.length);
-    const placed = await placeOrder(db, {
+    const placed = await app.resultsCache.placeOrder(db, {
       siteId,
       keyId: key.id,
       kind: 'test_once',

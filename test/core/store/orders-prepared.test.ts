@@ -36,5 +36,5 @@ t.test('orders through the prepared statement and inside a transaction answer al
   const charged = await db.selectFrom('credit_ledger').select((eb) => eb.fn.sum<number>('credits').as('n')).where('site_id', '=', siteId).executeTakeFirstOrThrow();
   t.equal(Number(charged.n), 3, 'charged once per accepted order');
   const prepared = await sql<{ name: string }>`select name from pg_prepared_statements order by name`.execute(db);
-  t.strictSame(prepared.rows.map((r) => r.name), ['webperf_place_order_1'], 'the connection holds the prepared call');
+  t.strictSame(prepared.rows.map((r) => r.name), ['webperf_place_order_2'], 'the connection holds the prepared call');
 });
