@@ -275,12 +275,12 @@ t.test('a refusal is kept no longer than until the oldest booking leaves the win
   const spent = applied(app, (e) => e?.credits === F);
   t.strictSame(await order(app, key, F, 'retest'), [200, null, null]);
   await spent;
-  // The booking is made to leave the 30-day window 1.5 s from now.
-  await sql`update credit_ledger set created_at = now() - interval '30 days' + interval '1500 milliseconds' where site_id = ${F}`.execute(db);
+  // The booking is made to leave the 30-day window 4 s from now.
+  await sql`update credit_ledger set created_at = now() - interval '30 days' + interval '4000 milliseconds' where site_id = ${F}`.execute(db);
   t.strictSame(await order(app, key, F, 'retest'), refused(1, 0));
   t.equal(refusal(app, F), 0, 'kept');
   t.strictSame(await order(app, key, F, 'retest'), refused(1, 0), 'refused from memory meanwhile');
-  await new Promise((resolve) => setTimeout(resolve, 1_600));
+  await new Promise((resolve) => setTimeout(resolve, 4_100));
   t.equal(refusal(app, F), undefined, 'gone once the booking has left the window');
   t.strictSame(await order(app, key, F, 'retest'), [200, null, null], 'and the credit it frees is spent');
 });
