@@ -20,19 +20,24 @@ import { sql, type Kysely } from 'kysely';
 
 const SIGNATURE = sql.raw('place_order(integer, integer, integer, text, integer, jsonb, jsonb, text, integer, integer)');
 
-export async function up(db: Kysely<any>): Promise<void> {
-  await sql`drop function ${SIGNATURE}`.execute(db);
-  await sql`
+/**
+ * `place_order` with (`refusals`: this migration) or without (2026-11-23T00-07-00, for `down`)
+ * its `frees_in_ms` answer and its `credits` event; otherwise the same text. Only raw fragments
+ * are spliced in: the body carries no parameters.
+ */
+function placeOrder(refusals: boolean) {
+  const when = (text: string) => sql.raw(refusals ? text : '');
+  return sql`
     create function place_order(
       p_site integer, p_key integer, p_user integer, p_kind text, p_credits integer, p_payload jsonb,
       p_runs jsonb, p_task text, p_max_attempts integer, p_period_days integer,
-      out site_found boolean, out site_url text, out available integer, out order_id bigint, out run_ids bigint[],
-      out frees_in_ms bigint
+      out site_found boolean, out site_url text, out available integer, out order_id bigint, out run_ids bigint[]${when(`,
+      out frees_in_ms bigint`)}
     ) language plpgsql as $$
     declare
       v_ceiling integer;
-      v_used integer;
-      v_oldest timestamptz;
+      v_used integer;${when(`
+      v_oldest timestamptz;`)}
     begin
       available := 0;
       -- Twice: first without the lock, then under it. An order that does not fit in the committed
@@ -54,15 +59,15 @@ export async function up(db: Kysely<any>): Promise<void> {
         site_found := found;
         if not site_found then return; end if;
         -- A statement of its own, after the lock: it sees every order committed before the lock was granted.
-        select coalesce(sum(l.credits), 0)::integer, min(l.created_at) into v_used, v_oldest
+        select coalesce(sum(l.credits), 0)::integer${when(', min(l.created_at)')} into v_used${when(', v_oldest')}
           from credit_ledger l
           where l.site_id = p_site and l.created_at > now() - make_interval(days => p_period_days);
         available := greatest(0, v_ceiling - v_used);
-        if p_credits > available then
+        if p_credits > available then${when(`
           -- No row in the window: nothing frees by itself. Never below 0: a row at the window's
           -- edge may be leaving it now.
           frees_in_ms := case when v_oldest is not null then
-            greatest(0, floor(extract(epoch from (v_oldest + make_interval(days => p_period_days) - now())) * 1000))::bigint end;
+            greatest(0, floor(extract(epoch from (v_oldest + make_interval(days => p_period_days) - now())) * 1000))::bigint end;`)}
           return;
         end if;
       end loop;
@@ -72,51 +77,18 @@ export async function up(db: Kysely<any>): Promise<void> {
         returning id into order_id;
       insert into credit_ledger (site_id, order_id, credits) values (p_site, order_id, p_credits);
       run_ids := queue_runs(p_site, order_id, p_runs, p_task, p_max_attempts);
-      available := available - p_credits;
-      perform pg_notify('webperf_cache', json_build_object('credits', p_site)::text);
+      available := available - p_credits;${when(`
+      perform pg_notify('webperf_cache', json_build_object('credits', p_site)::text);`)}
     end
-    $$`.execute(db);
+    $$`;
+}
+
+export async function up(db: Kysely<any>): Promise<void> {
+  await sql`drop function ${SIGNATURE}`.execute(db);
+  await placeOrder(true).execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`drop function ${SIGNATURE}`.execute(db);
-  await sql`
-    create function place_order(
-      p_site integer, p_key integer, p_user integer, p_kind text, p_credits integer, p_payload jsonb,
-      p_runs jsonb, p_task text, p_max_attempts integer, p_period_days integer,
-      out site_found boolean, out site_url text, out available integer, out order_id bigint, out run_ids bigint[]
-    ) language plpgsql as $$
-    declare
-      v_ceiling integer;
-      v_used integer;
-    begin
-      available := 0;
-      for v_pass in 1..2 loop
-        if v_pass = 1 then
-          select s.url, coalesce(s.monthly_quota, (select p.monthly_quota from premium_levels p where p.name = s.premium_level), 0)
-            into site_url, v_ceiling
-            from sites s where s.id = p_site;
-        else
-          select s.url, coalesce(s.monthly_quota, (select p.monthly_quota from premium_levels p where p.name = s.premium_level), 0)
-            into site_url, v_ceiling
-            from sites s where s.id = p_site
-            for no key update of s;
-        end if;
-        site_found := found;
-        if not site_found then return; end if;
-        select coalesce(sum(l.credits), 0)::integer into v_used
-          from credit_ledger l
-          where l.site_id = p_site and l.created_at > now() - make_interval(days => p_period_days);
-        available := greatest(0, v_ceiling - v_used);
-        if p_credits > available then return; end if;
-      end loop;
-      insert into orders (site_id, key_id, user_id, kind, credits, payload)
-        values (p_site, p_key, p_user, p_kind, p_credits,
-          case when p_payload->'url' = 'null'::jsonb then jsonb_set(p_payload, '{url}', to_jsonb(site_url)) else p_payload end)
-        returning id into order_id;
-      insert into credit_ledger (site_id, order_id, credits) values (p_site, order_id, p_credits);
-      run_ids := queue_runs(p_site, order_id, p_runs, p_task, p_max_attempts);
-      available := available - p_credits;
-    end
-    $$`.execute(db);
+  await placeOrder(false).execute(db);
 }
