@@ -39,8 +39,16 @@ export interface SetOptions {
   tags?: readonly string[];
   /** The token taken before the value was read: refused if anything was invalidated since. */
   token?: number;
+  /** A token of one tag (`tagToken`): refused only if that tag, a key or everything was invalidated since. */
+  tagToken?: TagToken;
   /** A shorter life than the cache's TTL for this entry (ms); not stored when ≤ 0. */
   ttlMs?: number;
+}
+
+/** Taken before a fill whose value only invalidations of `tag` (or a clear) can make stale. */
+export interface TagToken {
+  readonly tag: string;
+  readonly at: number;
 }
 
 /** An LRU cache with a TTL and tag invalidation. */
@@ -54,6 +62,13 @@ export class LruCache<V> {
   private totalWeight = 0;
   /** Bumped by every invalidation, clear, suspend and resume. */
   private epoch = 0;
+  /**
+   * For tag tokens: the epoch of each tag's last invalidation, and of the last drop that was not
+   * one tag's (a key, a clear). The map is bounded: past `max` tags it is emptied and counted as
+   * such a drop, which refuses fills then under way (the safe side).
+   */
+  private readonly tagDropped = new Map<string, number>();
+  private allDropped = 0;
   private suspended = false;
 
   constructor(options: LruOptions<V>) {
@@ -95,6 +110,15 @@ export class LruCache<V> {
     return this.epoch;
   }
 
+  /**
+   * Like `token`, for a value that only invalidations of `tag` can make stale: other tags'
+   * invalidations do not refuse its fill. For entries dropped far more often than they are
+   * filled (a fill of one site's entry under a stream of other sites' invalidations).
+   */
+  tagToken(tag: string): TagToken {
+    return { tag, at: this.epoch };
+  }
+
   /** The live value of a key (and it becomes the most recently used), else undefined. */
   get(key: string): V | undefined {
     return this.lru.get(key)?.value;
@@ -107,6 +131,8 @@ export class LruCache<V> {
   set(key: string, value: V, options: SetOptions = {}): boolean {
     if (this.suspended) return false;
     if (options.token !== undefined && options.token !== this.epoch) return false;
+    const scoped = options.tagToken;
+    if (scoped !== undefined && (this.allDropped > scoped.at || (this.tagDropped.get(scoped.tag) ?? 0) > scoped.at)) return false;
     const weight = this.weigh === null ? 0 : this.weigh(value);
     if (weight > this.maxWeight) return false;
     if (options.ttlMs !== undefined && !(options.ttlMs > 0)) return false;
@@ -123,13 +149,18 @@ export class LruCache<V> {
 
   /** Drops one key. */
   invalidate(key: string): void {
-    this.epoch++;
+    this.allDropped = ++this.epoch;
     this.lru.delete(key);
   }
 
   /** Drops every entry of a tag; returns how many. */
   invalidateTag(tag: string): number {
     this.epoch++;
+    if (this.tagDropped.size >= this.max) {
+      this.tagDropped.clear();
+      this.allDropped = this.epoch;
+    }
+    this.tagDropped.set(tag, this.epoch);
     const keys = this.byTag.get(tag);
     if (keys === undefined) return 0;
     let n = 0;
@@ -140,7 +171,8 @@ export class LruCache<V> {
 
   /** Drops everything. */
   clear(): void {
-    this.epoch++;
+    this.allDropped = ++this.epoch;
+    this.tagDropped.clear();
     this.lru.clear();
     this.byTag.clear();
     this.totalWeight = 0;

@@ -98,16 +98,12 @@ export class ResultsCache {
   readonly sites: LruCache<SiteRecord>;
   readonly responses: LruCache<CachedResponse>;
   readonly pages: LruCache<CachedPage>;
-  /** Credits available at a site's last refusal, by site id (see `placeOrder`). */
-  readonly refusals: LruCache<number>;
   /**
-   * Per site, bumped by every drop of its refusal: a refusal read from the database is kept only
-   * if nothing dropped that site's since the order was sent. Per site, not the cache's own token:
-   * accepted orders drop a site's entry several hundred times a second under load, and one global
-   * token would then refuse nearly every fill. Emptied with the cache (`refusalsEpoch` moves).
+   * Credits available at a site's last refusal, by site id (see `placeOrder`). Filled with tag
+   * tokens: accepted orders drop one site's entry or another several hundred times a second under
+   * load, and the cache-wide token would then refuse nearly every fill.
    */
-  private readonly refusalDrops = new Map<number, number>();
-  private refusalsEpoch = 0;
+  readonly refusals: LruCache<number>;
   /** 'event' (CacheEvent, or null for "drop everything") once applied; 'live' (boolean). */
   readonly events = new EventEmitter();
 
@@ -133,7 +129,6 @@ export class ResultsCache {
       if (live) cache.resume();
       else cache.suspend();
     }
-    this.dropAllRefusals();
     this.events.emit('live', live);
   }
 
@@ -145,37 +140,26 @@ export class ResultsCache {
    */
   async placeOrder(db: Db, order: NewOrder): Promise<PlacedOrder> {
     const key = String(order.siteId);
+    const tag = `site:${order.siteId}`;
     const available = this.refusals.get(key);
     if (available !== undefined && order.credits > available) {
       throw quotaExceeded({ needed: order.credits, available, freesInMs: null });
     }
-    const epoch = this.refusalsEpoch;
-    const drops = this.refusalDrops.get(order.siteId) ?? 0;
+    const tagToken = this.refusals.tagToken(tag);
     const sent = performance.now();
     try {
       const placed = await placeOrder(db, order);
       // What this process knew of the site's credits is spent (other processes learn it from place_order's event).
-      this.dropRefusal(order.siteId);
+      this.refusals.invalidateTag(tag);
       return placed;
     } catch (err) {
-      if (isWebperfError(err) && err.code === 'QUOTA_EXCEEDED' && epoch === this.refusalsEpoch && drops === (this.refusalDrops.get(order.siteId) ?? 0)) {
+      if (isWebperfError(err) && err.code === 'QUOTA_EXCEEDED') {
         const refusal = err.details as unknown as QuotaRefusal;
         const ttlMs = refusal.freesInMs === null ? undefined : sent + refusal.freesInMs - performance.now();
-        this.refusals.set(key, refusal.available, { tags: [`site:${order.siteId}`], ...(ttlMs === undefined ? {} : { ttlMs }) });
+        this.refusals.set(key, refusal.available, { tags: [tag], tagToken, ...(ttlMs === undefined ? {} : { ttlMs }) });
       }
       throw err;
     }
-  }
-
-  private dropRefusal(siteId: number): void {
-    this.refusalDrops.set(siteId, (this.refusalDrops.get(siteId) ?? 0) + 1);
-    this.refusals.invalidateTag(`site:${siteId}`);
-  }
-
-  private dropAllRefusals(): void {
-    this.refusalsEpoch++;
-    this.refusalDrops.clear();
-    this.refusals.clear();
   }
 
   /** A site's record from the cache, else from the database (and then kept, if the site exists). */
@@ -183,10 +167,11 @@ export class ResultsCache {
     const key = String(id);
     const hit = this.sites.get(key);
     if (hit !== undefined) return hit;
-    const token = this.sites.token();
+    // A tag token: every saved result drops its own site's tag, which must not refuse this fill.
+    const tagToken = this.sites.tagToken(`site:${id}`);
     const site = await getSite(db, id);
     // Frozen: one object serves many requests.
-    if (site !== undefined) this.sites.set(key, Object.freeze(site), { tags: [`site:${id}`], token });
+    if (site !== undefined) this.sites.set(key, Object.freeze(site), { tags: [`site:${id}`], tagToken });
     return site;
   }
 
@@ -197,7 +182,7 @@ export class ResultsCache {
       this.sites.clear();
       this.responses.clear();
       this.pages.clear();
-      this.dropAllRefusals();
+      this.refusals.clear();
     } else {
       if (event.key !== undefined) this.keys.invalidateTag(`key:${event.key}`);
       if (event.site !== undefined) {
@@ -205,10 +190,10 @@ export class ResultsCache {
         this.responses.invalidateTag(`site:${event.site}`);
         this.pages.invalidateTag(`site:${event.site}`);
         this.pages.invalidateTag(DASHBOARD_TAG);
-        this.dropRefusal(event.site);
+        this.refusals.invalidateTag(`site:${event.site}`);
       }
-      if (event.credits !== undefined) this.dropRefusal(event.credits);
-      if (event.levels) this.dropAllRefusals();
+      if (event.credits !== undefined) this.refusals.invalidateTag(`site:${event.credits}`);
+      if (event.levels) this.refusals.clear();
       if (event.sites) this.pages.invalidateTag(DASHBOARD_TAG);
       if (event.categories) this.responses.invalidateTag('categories');
     }

@@ -94,6 +94,27 @@ t.test('a fill that read before an invalidation is refused', async (t) => {
   t.ok(c.set('k', 'untokened'), 'a set without a token is the caller\'s promise that the value is current');
 });
 
+t.test('a tag token is refused only by its own tag, a key or a clear', async (t) => {
+  const c = new LruCache<string>({ max: 3, ttlMs: 60_000 });
+  const token = c.tagToken('site:1');
+  c.invalidateTag('site:2');
+  t.ok(c.set('refusal:1', 'r1', { tags: ['site:1'], tagToken: token }), 'another tag\'s invalidation does not refuse it');
+  const t1 = c.tagToken('site:1');
+  c.invalidateTag('site:1');
+  t.notOk(c.set('refusal:1', 'stale', { tags: ['site:1'], tagToken: t1 }), 'its own tag does');
+  t.equal(c.get('refusal:1'), undefined);
+  for (const drop of [() => c.invalidate('other'), () => c.clear(), () => c.suspend()]) {
+    const before = c.tagToken('site:1');
+    drop();
+    if (!c.active) c.resume();
+    t.notOk(c.set('refusal:1', 'stale', { tags: ['site:1'], tagToken: before }), 'a key, a clear, a suspension do');
+  }
+  const late = c.tagToken('site:9');
+  for (const tag of ['site:2', 'site:3', 'site:4', 'site:5']) c.invalidateTag(tag);
+  t.notOk(c.set('refusal:9', 'maybe', { tags: ['site:9'], tagToken: late }), 'past max tags remembered, every fill under way is refused');
+  t.ok(c.set('refusal:9', 'fresh', { tags: ['site:9'], tagToken: c.tagToken('site:9') }));
+});
+
 t.test('suspended: holds nothing, stores nothing; resumes empty', async (t) => {
   const c = new LruCache<string>({ max: 10, ttlMs: 60_000 });
   c.set('a', 'A');
