@@ -49,8 +49,11 @@ declare module 'fastify' {
   interface FastifyReply {
     /** Renders `view` (path under api/web/views, without .eta) in the layout and sends it as HTML. */
     page(view: string, data: PageData): Promise<FastifyReply>;
-    /** Renders `view` in the layout as `page` does, without sending it (for the page cache). */
-    renderPage(view: string, data: PageData): Promise<RenderedPage>;
+    /**
+     * Renders `view` in the layout as `page` does, without sending it (for the page cache, which
+     * passes the canonical `path` it keeps the page under in place of the address as sent).
+     */
+    renderPage(view: string, data: PageData, path?: string): Promise<RenderedPage>;
   }
 }
 
@@ -63,8 +66,7 @@ export interface PageOptions {
 }
 
 /** The context of one request's page (exported for tests and the error page). */
-export function pageContext(request: FastifyRequest, options: PageOptions, lang: PageLang = chooseLang(request)): PageContext {
-  const path = request.url;
+export function pageContext(request: FastifyRequest, options: PageOptions, lang: PageLang = chooseLang(request), path = request.url): PageContext {
   return {
     lang,
     t: translator(lang),
@@ -79,8 +81,8 @@ export function pageContext(request: FastifyRequest, options: PageOptions, lang:
 
 /** `reply.renderPage` and `reply.page`. */
 export function pageRenderer(options: PageOptions) {
-  async function renderPage(this: FastifyReply, view: string, data: PageData): Promise<RenderedPage> {
-    const context = pageContext(this.request, options);
+  async function renderPage(this: FastifyReply, view: string, data: PageData, path?: string): Promise<RenderedPage> {
+    const context = pageContext(this.request, options, undefined, path);
     const locals = (this as FastifyReply & { locals?: Record<string, unknown> }).locals ?? {};
     const html = await this.viewAsync(`${view}.eta`, { user: null, csrfToken: null, ...locals, ...data, ...context });
     return { html, lang: context.lang };

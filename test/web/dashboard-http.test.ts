@@ -190,6 +190,21 @@ t.test('pages are kept rendered until what they show changes: ETag and 304, comp
   t.equal(first.headers.vary, 'accept-language, cookie, accept-encoding');
   t.equal(first.headers['content-language'], 'en');
   t.ok(app.resultsCache.pages.get(`en\0/site/${ale}`), 'kept under its address and language');
+  // What a page ignores does not make another copy of it: one entry per canonical address.
+  const entries = app.resultsCache.pages.size;
+  for (const url of [`/site/${ale}?`, `/site/${ale}?utm_source=x&x=1e309`, `/site/${ale}?x=%F0%9F%92%A9`]) {
+    const res = await get(app, url);
+    t.strictSame([res.statusCode, res.headers.etag, res.body], [200, etag, first.body], `${url}: the same page`);
+  }
+  t.equal(app.resultsCache.pages.size, entries, 'no copy kept for an address that differs only in what the page ignores');
+  const sorted = await get(app, '/?sort=overall&dir=desc&utm_source=x');
+  t.equal(sorted.statusCode, 200);
+  t.notMatch(sorted.body, 'utm_source', 'rendered at its canonical address: the first visitor\'s own address is not kept in it');
+  t.match(sorted.body, 'next=%2F%3Fdir%3Ddesc%26sort%3Doverall', 'the language switch leads back to the canonical address');
+  t.strictSame((await get(app, '/?utm_source=y&dir=desc&sort=overall')).headers.etag, sorted.headers.etag);
+  t.ok(app.resultsCache.pages.get('en\0/?dir=desc&sort=overall'), 'kept under its declared parameters, sorted');
+  t.equal(app.resultsCache.pages.size, entries + 1, 'one entry for both orders');
+  t.not((await get(app, '/?sort=title&dir=desc')).headers.etag, sorted.headers.etag, 'a declared parameter is another page');
   const again = await get(app, `/site/${ale}`);
   t.strictSame([again.headers.etag, again.body], [etag, first.body], 'the same page again');
   const sv = await get(app, `/site/${ale}`, { 'accept-language': 'sv' });
