@@ -17,6 +17,9 @@ const ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), 'api-proce
 export interface Memory {
   rss: number;
   heapUsed: number;
+  heapTotal: number;
+  external: number;
+  arrayBuffers: number;
 }
 
 export interface ApiProcess {
@@ -78,7 +81,7 @@ export async function startApiProcess(databaseUrl: string, env: Record<string, s
       const onMessage = (msg: { type?: string } & Partial<Memory>) => {
         if (msg.type !== 'memory') return;
         child.off('message', onMessage);
-        resolve({ rss: msg.rss ?? 0, heapUsed: msg.heapUsed ?? 0 });
+        resolve({ rss: msg.rss ?? 0, heapUsed: msg.heapUsed ?? 0, heapTotal: msg.heapTotal ?? 0, external: msg.external ?? 0, arrayBuffers: msg.arrayBuffers ?? 0 });
       };
       child.on('message', onMessage);
     });
