@@ -66,7 +66,8 @@ export interface PageOptions {
 }
 
 /** The context of one request's page (exported for tests and the error page). */
-export function pageContext(request: FastifyRequest, options: PageOptions, lang: PageLang = chooseLang(request), path = request.url): PageContext {
+export function pageContext(request: FastifyRequest, options: PageOptions, path = request.url): PageContext {
+  const lang = chooseLang(request);
   return {
     lang,
     t: translator(lang),
@@ -82,7 +83,7 @@ export function pageContext(request: FastifyRequest, options: PageOptions, lang:
 /** `reply.renderPage` and `reply.page`. */
 export function pageRenderer(options: PageOptions) {
   async function renderPage(this: FastifyReply, view: string, data: PageData, path?: string): Promise<RenderedPage> {
-    const context = pageContext(this.request, options, undefined, path);
+    const context = pageContext(this.request, options, path);
     const locals = (this as FastifyReply & { locals?: Record<string, unknown> }).locals ?? {};
     const html = await this.viewAsync(`${view}.eta`, { user: null, csrfToken: null, ...locals, ...data, ...context });
     return { html, lang: context.lang };

@@ -497,10 +497,16 @@ export async function runFuzz(options: {
   keepFindings?: number;
   /** Only these families (default: all). */
   families?: readonly Family[];
+  /**
+   * Another round over the same targets adds to this report (runs, counts, findings, time, the
+   * slowest requests); `cells` is this run's. Default: a new one.
+   */
+  report?: FuzzReport;
 }): Promise<FuzzReport> {
   const { world, targets, perCell, seed } = options;
   const started = Date.now();
-  const report: FuzzReport = { requests: 0, statuses: {}, findings: [], broken: { '5xx': 0, dropped: 0, hang: 0, 'error body': 0 }, slowest: [], validAnswers: {}, cells: 0, routes: targets.length, ms: 0 };
+  const report: FuzzReport = options.report ?? { requests: 0, statuses: {}, findings: [], broken: { '5xx': 0, dropped: 0, hang: 0, 'error body': 0 }, slowest: [], validAnswers: {}, cells: 0, routes: targets.length, ms: 0 };
+  report.cells = 0;
   type Job = { target: FuzzTarget; kind: KeyKind; family: Family; seed: number; parts: RequestParts };
   // Drawn lazily, cell by cell, so that 100 kB values are not all held at once.
   function* jobs(): Generator<Job> {
@@ -548,6 +554,6 @@ export async function runFuzz(options: {
     }
   };
   await Promise.all(Array.from({ length: options.concurrency ?? 12 }, worker));
-  report.ms = Date.now() - started;
+  report.ms += Date.now() - started;
   return report;
 }

@@ -18,10 +18,9 @@ export const MEMORY_SLACK = { heapUsed: 32 * 1024 * 1024, rss: 96 * 1024 * 1024 
 
 const WARM_UP_EVERY = 7;
 
-/** One round of the fuzz and the API's memory after it. */
+/** One round of the fuzz (its seed) and the API's memory after it. */
 export interface FuzzRound {
   seed: number;
-  report: FuzzReport;
   /** Right after the round, after a full GC. */
   memoryRightAfter: Memory;
   /** After `restMs` without requests and a full GC. */
@@ -29,7 +28,7 @@ export interface FuzzRound {
 }
 
 export interface InputFuzzResult {
-  /** Every round's report together. */
+  /** Every round's requests and findings together. */
   report: FuzzReport;
   rounds: FuzzRound[];
   targets: FuzzTarget[];
@@ -47,23 +46,6 @@ export interface InputFuzzResult {
   sessionKept: boolean;
   /** Lines the API logged at error level (the causes of any 5xx). */
   apiErrors: string[];
-}
-
-/** Every round's report as one: counts added, findings and slowest requests together, the first answer of each cell kept. */
-function together(reports: FuzzReport[]): FuzzReport {
-  const [first, ...rest] = reports;
-  const all: FuzzReport = { ...first, statuses: { ...first.statuses }, findings: [...first.findings], broken: { ...first.broken }, slowest: [...first.slowest], validAnswers: { ...first.validAnswers } };
-  for (const r of rest) {
-    all.requests += r.requests;
-    all.ms += r.ms;
-    for (const [status, n] of Object.entries(r.statuses)) all.statuses[Number(status)] = (all.statuses[Number(status)] ?? 0) + n;
-    all.findings.push(...r.findings);
-    for (const rule of Object.keys(all.broken) as (keyof FuzzReport['broken'])[]) all.broken[rule] += r.broken[rule];
-    all.slowest = [...all.slowest, ...r.slowest].sort((a, b) => b.ms - a.ms).slice(0, 5);
-    all.validAnswers = { ...r.validAnswers, ...all.validAnswers };
-    all.cells = Math.max(all.cells, r.cells);
-  }
-  return all;
 }
 
 export async function runInputFuzz(options: { databaseUrl: string; perCell: number; seed: number; rounds?: number; restMs?: number; lightWarmUp?: boolean; signal?: AbortSignal; log?: (line: string) => void }): Promise<InputFuzzResult> {
@@ -88,17 +70,18 @@ export async function runInputFuzz(options: { databaseUrl: string; perCell: numb
     await rest();
     const memoryBefore = await api.memory();
     const rounds: FuzzRound[] = [];
-    for (let i = 0; i < (options.rounds ?? 1); i++) {
+    let report: FuzzReport | undefined;
+    for (let i = 0; i < Math.max(1, options.rounds ?? 1); i++) {
       // Each cell's seed is the round's plus the cell's number: rounds start far apart (and from the warm-up's).
       const seed = options.seed + i * 10_000_000;
-      const report = await runFuzz({ world, targets, perCell: options.perCell, seed, signal: options.signal });
-      log(`round ${i + 1}, seed ${seed}: ${report.requests} requests in ${(report.ms / 1000).toFixed(1)} s; statuses ${JSON.stringify(report.statuses)}`);
-      for (const f of report.findings.slice(0, 10)) log(`finding: ${f.rule} ${f.route} key=${f.key} family=${f.family} seed=${f.seed}: ${f.detail.slice(0, 160)}`);
+      const shown = report?.findings.length ?? 0;
+      report = await runFuzz({ world, targets, perCell: options.perCell, seed, signal: options.signal, report });
+      log(`round ${i + 1}, seed ${seed}: ${report.requests} requests so far in ${(report.ms / 1000).toFixed(1)} s; statuses ${JSON.stringify(report.statuses)}`);
+      for (const f of report.findings.slice(shown, shown + 10)) log(`finding: ${f.rule} ${f.route} key=${f.key} family=${f.family} seed=${f.seed}: ${f.detail.slice(0, 160)}`);
       const memoryRightAfter = await api.memory();
       await rest();
-      rounds.push({ seed, report, memoryRightAfter, memoryAtRest: await api.memory() });
+      rounds.push({ seed, memoryRightAfter, memoryAtRest: await api.memory() });
     }
-    const report = together(rounds.map((r) => r.report));
     const memoryAfter = rounds[rounds.length - 1].memoryAtRest;
     let healthy = false;
     try {
@@ -112,7 +95,7 @@ export async function runInputFuzz(options: { databaseUrl: string; perCell: numb
     await portal.body?.cancel();
     const heapBack = rounds.every((r) => r.memoryAtRest.heapUsed <= memoryBefore.heapUsed + MEMORY_SLACK.heapUsed);
     const rssBack = rounds.every((r) => r.memoryAtRest.rss <= memoryBefore.rss + MEMORY_SLACK.rss);
-    return { report, rounds, targets, memoryBefore, memoryAfter, healthy, heapBack, rssBack, sessionKept, apiErrors: [...api.errors] };
+    return { report: report!, rounds, targets, memoryBefore, memoryAfter, healthy, heapBack, rssBack, sessionKept, apiErrors: [...api.errors] };
   } finally {
     await db.destroy();
     await api.stop();
