@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { makeWorkerUtils, type Logger } from 'graphile-worker';
 import type { Db } from '../core/db/database.js';
+import { workerPgPool } from './worker-schema.js';
 import { beat, forgetRunner, jobsLockedBy, restoreCrashedAttempts, silentWorkerIds } from '../core/store/jobs.js';
 
 export interface HeartbeatOptions {
@@ -28,7 +29,11 @@ export interface Heartbeat {
 
 export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbeat> {
   const runnerId = `runner-${os.hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const utils = await makeWorkerUtils({ connectionString: options.connectionString, logger: options.logger });
+  const pgPool = workerPgPool(options.connectionString, 2, options.logger);
+  const utils = await makeWorkerUtils({ pgPool, logger: options.logger }).catch(async (err: unknown) => {
+    await pgPool.end().catch(() => {});
+    throw err;
+  });
   const tick = async () => {
     try {
       const own = options.workerIds();
@@ -60,6 +65,7 @@ export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbe
       await running;
       await forgetRunner(options.db, runnerId).catch(() => {});
       await utils.release();
+      await pgPool.end();
     },
   };
 }

@@ -2,7 +2,6 @@
  * graphile-worker wiring: the task list, the crontab and the runner.
  */
 import { EventEmitter } from 'node:events';
-import pg from 'pg';
 import { setTimeout as delay } from 'node:timers/promises';
 import { makeWorkerUtils, parseCrontab, run, type Logger, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { Db } from '../core/db/database.js';
@@ -16,7 +15,7 @@ import { runAuditTask } from './tasks/run-audit.js';
 import { CRONTAB, scheduleFollowedSitesTask } from './tasks/schedule-followed-sites.js';
 import { deliverWebhookTask } from './tasks/deliver-webhook.js';
 import { DELIVER_TASK } from '../core/store/webhooks.js';
-import { quietLogger, runWorkerMigrations } from './worker-schema.js';
+import { quietLogger, runWorkerMigrations, workerPgPool } from './worker-schema.js';
 
 export { quietLogger, runWorkerMigrations };
 
@@ -217,11 +216,7 @@ async function supervisedPool(ctx: PoolContext, spec: { name: string; concurrenc
     // those without waiting (its releaser does not await pgPool.end()), so a job's completion it
     // does not await either could still be on the wire when stop() returned; ours is ended, and
     // awaited, once the worker pool has ended (supervise).
-    const pgPool = new pg.Pool({ connectionString: deps.connectionString, max: Math.min(10, spec.concurrency + 4) });
-    // As graphile-worker's own pools: a connection error of an idle or checked-out client is
-    // raised by its next query, it must not end the process as an unheard 'error' event.
-    pgPool.on('error', (err) => logger.error(`runner: idle database client: ${err.message}`));
-    pgPool.on('connect', (client) => void client.on('error', (err) => logger.error(`runner: database client: ${err.message}`)));
+    const pgPool = workerPgPool(deps.connectionString, Math.min(10, spec.concurrency + 4), logger);
     const runner = await run({
       pgPool,
       events,
@@ -278,11 +273,16 @@ async function supervisedPool(ctx: PoolContext, spec: { name: string; concurrenc
     try {
       const jobs = await jobsLockedBy(deps.db, [poolId]);
       if (jobs.length === 0) return;
-      const utils = await makeWorkerUtils({ connectionString: deps.connectionString, logger });
+      const pgPool = workerPgPool(deps.connectionString, 2, logger);
       try {
-        await utils.forceUnlockWorkers([poolId]);
+        const utils = await makeWorkerUtils({ pgPool, logger });
+        try {
+          await utils.forceUnlockWorkers([poolId]);
+        } finally {
+          await utils.release();
+        }
       } finally {
-        await utils.release();
+        await pgPool.end();
       }
       const restored = await restoreCrashedAttempts(deps.db, jobs);
       log(`runner: unlocked ${jobs.length} job(s) of the ended worker pool ${poolId}` + (restored ? `; ${restored} got back the attempt it lost` : ''));
