@@ -19,7 +19,7 @@ import {
   setWebhook,
 } from '../../core/store/webhooks.js';
 import { deliverWebhookTask, type DeliverWebhookDeps } from '../../runners/tasks/deliver-webhook.js';
-import { quietLogger } from '../../runners/worker.js';
+import { quietLogger, workerPgPool } from '../../runners/worker-schema.js';
 import { createTestDb } from '../helpers/db.js';
 import { outcome, reportsFor, seedRun, seedSite } from '../helpers/seed.js';
 
@@ -52,10 +52,24 @@ async function receiver(t: { teardown(fn: () => unknown): void }, answers: (numb
 }
 
 /** Runs the worker until no delivery job is due (retries are made due at once by the test's schedule). */
+/**
+ * graphile-worker's runOnce over a pool of ours, ended (awaited) before it returns: its own pool
+ * would still be closing while the test's teardown drops the database, and the connection that
+ * ends raised an unhandled 57P01 in the next test (runners/worker-schema.ts, workerPgPool).
+ */
+async function deliverOnce(connectionString: string, task: ReturnType<typeof deliverWebhookTask>) {
+  const pgPool = workerPgPool(connectionString, 2, quietLogger());
+  try {
+    await runOnce({ pgPool, taskList: { deliver_webhook: task as any }, logger: quietLogger() });
+  } finally {
+    await pgPool.end();
+  }
+}
+
 async function drain(db: Db, connectionString: string, deps: Omit<DeliverWebhookDeps, 'db'>) {
   const task = deliverWebhookTask({ db, ...deps });
   for (let i = 0; i < 20; i++) {
-    await runOnce({ connectionString, taskList: { deliver_webhook: task as any }, logger: quietLogger() });
+    await deliverOnce(connectionString, task);
     const pending = await db.selectFrom('webhook_deliveries').select('id').where('status', '=', 'pending').execute();
     if (pending.length === 0) return;
   }
@@ -136,14 +150,14 @@ t.test('a delivery job run again after its attempt was recorded (its end lost to
   const jobs = () => sql<{ key: string | null; payload: unknown }>`select key, payload from graphile_worker._private_jobs order by id`.execute(db).then((r) => r.rows);
   t.same(await jobs(), [{ key: `webhook_delivery:${id}`, payload: { deliveryId: Number(id), attempt: 1 } }], 'one job per delivery, naming its attempt');
   // The first attempt (500): recorded, the second queued a minute later.
-  const aMinute = { connectionString: url, taskList: { deliver_webhook: deliverWebhookTask({ db, guard, webhookRetryDelayMs: () => 60_000 }) as any }, logger: quietLogger() };
-  await runOnce(aMinute);
+  const aMinute = deliverWebhookTask({ db, guard, webhookRetryDelayMs: () => 60_000 });
+  await deliverOnce(url, aMinute);
   t.equal(rx.got.length, 1);
   const second = [{ key: `webhook_delivery:${id}`, payload: { deliveryId: Number(id), attempt: 2 } }];
   t.same(await jobs(), second);
   // The first attempt's job again, as a runner that lost the record of its end releases it.
   await sql`select graphile_worker.add_job('deliver_webhook', ${JSON.stringify({ deliveryId: Number(id), attempt: 1 })}::json)`.execute(db);
-  await runOnce(aMinute);
+  await deliverOnce(url, aMinute);
   t.equal(rx.got.length, 1, 'nothing sent early');
   t.same(await jobs(), second, 'the second attempt still waits for its time');
   await sql`update graphile_worker._private_jobs set run_at = now()`.execute(db);
