@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseDnsServers } from './net/resolver.js';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -19,6 +20,13 @@ export interface Config {
   chromiumPath: string | null;
   /** CIDRs or host names the target guard lets through although private or loopback. */
   allowTargets: string[];
+  /**
+   * DNS servers every lookup of the service asks (WEBPERF_DNS_SERVERS, `127.0.0.1:5353`); empty:
+   * the operating system's resolver, /etc/hosts included.
+   */
+  dnsServers: string[];
+  /** A PEM file of certificate authorities trusted beyond the machine's own (WEBPERF_EXTRA_CA_CERTS). */
+  extraCaCerts: string | null;
   /** npm package names (or paths) of third-party plugins. */
   plugins: string[];
   /** Test jobs a runner runs at once. */
@@ -129,6 +137,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dataDir: path.resolve(PROJECT_ROOT, env.WEBPERF_DATA_DIR ?? '.data'),
     chromiumPath: findChromium(env.CHROMIUM_PATH),
     allowTargets: list(env.WEBPERF_ALLOW_TARGETS),
+    dnsServers: parseDnsServers(env.WEBPERF_DNS_SERVERS),
+    extraCaCerts: env.WEBPERF_EXTRA_CA_CERTS ? path.resolve(env.WEBPERF_EXTRA_CA_CERTS) : null,
     plugins: list(env.WEBPERF_PLUGINS),
     concurrency: int(env.WEBPERF_CONCURRENCY, 1, 'WEBPERF_CONCURRENCY') || 1,
     deliveryConcurrency: int(env.WEBPERF_WEBHOOK_CONCURRENCY, 4, 'WEBPERF_WEBHOOK_CONCURRENCY') || 4,

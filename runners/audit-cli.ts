@@ -36,9 +36,9 @@ export async function auditCommand(config: Config, args: string[], fail: (messag
   if (!values.pages || !/^[1-9][0-9]*$/.test(values.pages) || !Number.isSafeInteger(pages)) fail(`webperf audit: --pages must be an integer of at least 1\n${AUDIT_USAGE}`);
   if (values.format !== 'audit_v2' && values.format !== 'csv') fail('webperf audit: --format must be audit_v2 or csv');
   // The engine loads once the command is known to be well-formed: a refusal answers at once.
-  const [{ auditCrawl, auditFiles }, { TargetGuard }, { newFolderName }, { BrowserPool, CHROMIUM_INSTALL_HINT }, { createRegistry }, { AUDIT_PLUGIN_IDS }] = await Promise.all([
+  const [{ auditCrawl, auditFiles }, { guardFromConfig }, { newFolderName }, { BrowserPool, CHROMIUM_INSTALL_HINT }, { createRegistry }, { AUDIT_PLUGIN_IDS }] = await Promise.all([
     import('../core/audit/execute.js'),
-    import('../core/net/target-guard.js'),
+    import('../core/net/egress.js'),
     import('../core/store/audits.js'),
     import('./browser-pool.js'),
     import('./service.js'),
@@ -49,8 +49,8 @@ export async function auditCommand(config: Config, args: string[], fail: (messag
   const out = path.resolve(values.out ?? `audit-${start.hostname}-${new Date().toISOString().slice(0, 10)}`);
   const registry = await createRegistry(config);
   // The operator names the target: its origin is allowed even on loopback; the rest passes the guard.
-  const guard = new TargetGuard([...config.allowTargets, start.origin]);
-  const pool = new BrowserPool(config.chromiumPath);
+  const guard = guardFromConfig(config, [start.origin]);
+  const pool = new BrowserPool(config.chromiumPath, null, guard.trust.chromiumArgs);
   const tty = process.stderr.isTTY === true;
   const crux = { apiKey: config.cruxApiKey, endpoint: config.cruxEndpoint };
   try {

@@ -39,10 +39,14 @@ export class BrowserPool {
   /** How many times Chromium was (re)launched; for logs and tests. */
   launches = 0;
 
-  /** `pidDir`: where this runner notes its Chromium's pid (see cleanupOrphanedChromium). */
+  /**
+   * `pidDir`: where this runner notes its Chromium's pid (see cleanupOrphanedChromium).
+   * `extraArgs`: launch flags beyond CHROMIUM_ARGS (the extra trusted CAs, TargetGuard.trust).
+   */
   constructor(
     private readonly executablePath: string | null,
     private readonly pidDir: string | null = null,
+    private readonly extraArgs: readonly string[] = [],
   ) {}
 
   private get pidFile(): string | null {
@@ -66,7 +70,7 @@ export class BrowserPool {
     const browser = await puppeteer.launch({
       executablePath: this.executablePath!,
       headless: true,
-      args: CHROMIUM_ARGS,
+      args: [...CHROMIUM_ARGS, ...this.extraArgs],
       protocolTimeout: 120_000,
       pipe: true,
     });

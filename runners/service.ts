@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Runner } from 'graphile-worker';
 import { buildApp } from '../api/app.js';
 import { PROJECT_ROOT, type Config } from '../core/config.js';
-import { TargetGuard } from '../core/net/target-guard.js';
+import { guardFromConfig } from '../core/net/egress.js';
 import { loadPlugins, type PluginRegistry } from '../core/registry.js';
 import { importPublicSector } from '../core/store/sites.js';
 import { BrowserPool, CHROMIUM_INSTALL_HINT, cleanupOrphanedChromium } from './browser-pool.js';
@@ -50,19 +50,19 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     if (imported > 0) log(`imported ${imported} public-sector websites`);
     const registry = await createRegistry(config);
     let demo: Demo | null = null;
-    const allow = [...config.allowTargets];
+    const allow: string[] = [];
     if (config.demo) {
       demo = await startDemo(database.db, config.dataDir);
       stops.push(demo.close);
       allow.push(new URL(demo.url).origin);
     }
-    const guard = new TargetGuard(allow);
+    const guard = guardFromConfig(config, allow);
     let worker: Runner | null = null;
     if (options.runner) {
       const pidDir = path.join(config.dataDir, 'chromium');
       const orphans = cleanupOrphanedChromium(pidDir);
       if (orphans.length > 0) log(`ended ${orphans.length} Chromium left behind by an earlier crash`);
-      const pool = new BrowserPool(config.chromiumPath, pidDir);
+      const pool = new BrowserPool(config.chromiumPath, pidDir, guard.trust.chromiumArgs);
       stops.push(() => pool.close());
       worker = await startWorker({
         db: database.db,

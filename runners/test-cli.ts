@@ -29,8 +29,8 @@ export async function testCommand(config: Config, args: string[], fail: (message
   if (!isLang(values.lang)) fail(`webperf test: --lang must be one of ${LANGS.join(', ')}`);
   if (values.format !== 'text' && values.format !== 'json') fail('webperf test: --format must be text or json');
   // The engine loads once the command is known to be well-formed: a refusal answers at once.
-  const [{ TargetGuard }, { testPage }, { BrowserPool, CHROMIUM_INSTALL_HINT }, { createRegistry }] = await Promise.all([
-    import('../core/net/target-guard.js'),
+  const [{ guardFromConfig }, { testPage }, { BrowserPool, CHROMIUM_INSTALL_HINT }, { createRegistry }] = await Promise.all([
+    import('../core/net/egress.js'),
     import('../core/engine.js'),
     import('./browser-pool.js'),
     import('./service.js'),
@@ -46,8 +46,8 @@ export async function testCommand(config: Config, args: string[], fail: (message
   const plugins = registry.select(ids);
   // The operator names the target: its origin is allowed even on loopback or a private network;
   // anything else the page loads still passes the guard.
-  const guard = new TargetGuard([...config.allowTargets, new URL(url).origin]);
-  const pool = new BrowserPool(config.chromiumPath);
+  const guard = guardFromConfig(config, [new URL(url).origin]);
+  const pool = new BrowserPool(config.chromiumPath, null, guard.trust.chromiumArgs);
   const lang = values.lang as Lang;
   const progress = (line: string) => process.stderr.write(`  ${line}\n`);
   try {

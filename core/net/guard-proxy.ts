@@ -31,6 +31,27 @@ function hostKey(host: string, port: number): string {
   return `${host.replace(/^\[|\]$/g, '').toLowerCase()}:${port}`;
 }
 
+/**
+ * The `host:port` of a CONNECT request (RFC 9110 9.3.6: authority form, the port required):
+ * `name:443`, `1.2.3.4:8443`, `[::1]:443`. Read by hand, not through the URL parser, which drops
+ * a scheme's default port (`new URL('https://name:443/').port` is `''`): every https site on
+ * port 443 would look portless. Null when it is not that form.
+ */
+export function parseAuthority(authority: string): { host: string; port: number } | null {
+  const m = /^(?:\[([0-9a-f:.]+)\]|([^\s:/?#@[\]]+)):(\d{1,5})$/i.exec(authority);
+  if (!m) return null;
+  const port = Number(m[3]);
+  if (port < 1 || port > 65_535) return null;
+  const host = (m[1] ?? m[2]).toLowerCase();
+  if (m[1] !== undefined && net.isIP(host) !== 6) return null;
+  return { host, port };
+}
+
+/** The URL the guard judges for a tunnel to host:port (https unless said otherwise). */
+function tunnelUrl(host: string, port: number, scheme: 'https' | 'http' = 'https'): URL {
+  return new URL(`${scheme}://${net.isIP(host) === 6 ? `[${host}]` : host}:${port}/`);
+}
+
 function defaultPort(url: URL): number {
   return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
 }
@@ -96,18 +117,19 @@ export async function startGuardProxy(guard: TargetGuard): Promise<GuardProxy> {
 
   server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
     const target = req.url ?? '';
-    let url: URL;
-    try {
-      url = new URL(`https://${target}/`);
-      if (!url.port) throw new Error('no port');
-    } catch {
+    const parsed = parseAuthority(target);
+    if (!parsed) {
       client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
       return;
     }
-    const port = Number(url.port);
-    guard.assertUrl(url.href).then(() => {
-      const host = url.hostname.replace(/^\[|\]$/g, '');
-      const upstream = net.connect({ host, port, lookup: guard.lookupFor(url) as any });
+    const { host, port } = parsed;
+    const url = tunnelUrl(host, port);
+    // An origin allowlisted with either scheme on this host and port lets the tunnel through:
+    // what is spliced is a TCP connection to host:port, whatever the client speaks in it.
+    const asHttp = tunnelUrl(host, port, 'http');
+    const judged = !guard.isAllowedOrigin(url) && guard.isAllowedOrigin(asHttp) ? asHttp : url;
+    guard.assertUrl(judged.href).then(() => {
+      const upstream = net.connect({ host, port, lookup: guard.lookupFor(judged) as any });
       track(upstream);
       let open = false;
       upstream.once('connect', () => {

@@ -64,6 +64,7 @@ function requestOnce(
         timeout: timeoutMs,
         // Certificates are judged by the TLS probe; a probe still reads a misconfigured site.
         rejectUnauthorized: false,
+        ...guard.trust.nodeOptions,
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -129,6 +130,8 @@ export function createProbes(guard: TargetGuard, options: ProbeOptions = {}): Pr
         minVersion: version,
         maxVersion: version,
         rejectUnauthorized: false,
+        // Trusted means trusted by the machine and the operator's extra CAs (core/net/trust.ts).
+        ...guard.trust.nodeOptions,
         ALPNProtocols: ['h2', 'http/1.1'],
         // Old protocols are only reachable at the lowest security level; we ask to know if they are offered.
         ciphers: 'DEFAULT@SECLEVEL=0',

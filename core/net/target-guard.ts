@@ -9,10 +9,12 @@
  * The check runs on resolved addresses at connect time (`lookup`), so DNS rebinding and redirects
  * to internal addresses are refused too; the guard resolves through one injectable Resolver.
  */
-import dns from 'node:dns';
+import type dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { WebperfError } from '../errors.js';
+import { systemResolver, type Resolver } from './resolver.js';
+import { NO_EXTRA_TRUST, type TlsTrust } from './trust.js';
 
 const BLOCKED_V4: [string, number][] = [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
@@ -30,19 +32,7 @@ const blocked = new net.BlockList();
 for (const [a, p] of BLOCKED_V4) blocked.addSubnet(a, p, 'ipv4');
 for (const [a, p] of BLOCKED_V6) blocked.addSubnet(a, p, 'ipv6');
 
-/** One resolved address, as dns.lookup gives it. */
-export interface ResolvedAddress {
-  address: string;
-  family: number;
-}
-
-/**
- * Resolves a host name to every address it has. The guard's only way to DNS: the service uses
- * the system resolver; tests inject one that maps names to the addresses under test.
- */
-export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
-
-export const systemResolver: Resolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
+export { systemResolver, type ResolvedAddress, type Resolver } from './resolver.js';
 
 const v4 = (b: number[], at: number) => b.slice(at, at + 4).join('.');
 
@@ -86,9 +76,15 @@ export class TargetGuard {
    */
   private readonly resolve: Resolver;
   private hasAllowedRanges = false;
+  /**
+   * The certificate authorities trusted beyond the machine's own (core/net/trust.ts). The guard
+   * is the service's one way out, so every guarded TLS client verifies with the same trust.
+   */
+  readonly trust: TlsTrust;
 
-  constructor(allow: readonly string[] = [], options: { resolver?: Resolver } = {}) {
+  constructor(allow: readonly string[] = [], options: { resolver?: Resolver; trust?: TlsTrust } = {}) {
     this.resolve = options.resolver ?? systemResolver;
+    this.trust = options.trust ?? NO_EXTRA_TRUST;
     for (const entry of allow) {
       if (/^https?:\/\//i.test(entry)) {
         this.allowedOrigins.add(new URL(entry).origin);

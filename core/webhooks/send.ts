@@ -53,6 +53,7 @@ function post(guard: TargetGuard, url: URL, msg: SignedMessage, signal: AbortSig
     const req = mod.request(url, {
       method: 'POST',
       lookup: guard.lookupFor(url) as any,
+      ...guard.trust.nodeOptions,
       signal,
       headers: {
         'content-type': 'application/json',

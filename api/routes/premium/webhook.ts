@@ -6,7 +6,7 @@
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { WebperfError } from '../../../core/errors.js';
-import { TargetGuard } from '../../../core/net/target-guard.js';
+import { guardFromConfig } from '../../../core/net/egress.js';
 import { getSite } from '../../../core/store/sites.js';
 import {
   DISABLE_AFTER_FAILING_DAYS,
@@ -83,7 +83,7 @@ async function siteAccess(request: FastifyRequest): Promise<number> {
 
 const webhook: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   const { db, config } = app.deps;
-  const guard = app.deps.guard ?? new TargetGuard(config.allowTargets);
+  const guard = app.deps.guard ?? guardFromConfig(config);
   const premium = premiumDoc(opts, config.rateLimitPerMinute);
   const doc = <S extends { description: string }>(schema: S) => premium(schema);
   const describe = (...parts: string[]) => [...parts, CHECKS].join('\n\n');

@@ -6,7 +6,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { WebperfError, isWebperfError } from '../../../core/errors.js';
-import { TargetGuard } from '../../../core/net/target-guard.js';
+import { guardFromConfig } from '../../../core/net/egress.js';
 import { getSite } from '../../../core/store/sites.js';
 import { deleteWebhook, getWebhook, listDeliveries, rotateWebhookSecret, setWebhook } from '../../../core/store/webhooks.js';
 import { checkWebhookAddress } from '../../../core/webhooks/address.js';
@@ -23,7 +23,7 @@ const DELIVERIES = 50;
 
 const webhook: FastifyPluginAsync = async (app) => {
   const { db, config } = app.deps;
-  const guard = new TargetGuard(config.allowTargets);
+  const guard = app.deps.guard ?? guardFromConfig(config);
 
   async function site(request: FastifyRequest, siteId: number) {
     requireSite(request, siteId);
