@@ -50,30 +50,42 @@ const TEXT = CONTENT_TYPES['.txt'];
 
 /** Serve the files under `root` on 127.0.0.1 (port 0, i.e. any free port, unless given). */
 export async function startStaticSite(root: string, options: { host?: string; port?: number } = {}): Promise<StaticSite> {
-  const base = path.resolve(root);
-  const config = await readConfig(base);
   const host = options.host ?? '127.0.0.1';
-  const site = { base, config, origin: '' };
-  const server = createServer((req, res) => {
-    handle(site, req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500, { 'Content-Type': TEXT });
-      res.end();
-    });
-  });
+  let origin = '';
+  const handler = await staticHandler(root, () => origin);
+  const server = createServer(handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  site.origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   return {
-    url: `${site.origin}/`,
+    url: `${origin}/`,
     port,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections(); // keep-alive sockets would otherwise hold close() open
       }),
+  };
+}
+
+/** A request handler of node:http (or node:http2's compatibility API) that answers like a static site. */
+export type SiteHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * The handler behind startStaticSite, for servers made elsewhere (the test world's https hosts):
+ * `originOf` gives the origin `{{origin}}` becomes for a request (the host it was asked as).
+ */
+export async function staticHandler(root: string, originOf: (req: IncomingMessage) => string): Promise<SiteHandler> {
+  const base = path.resolve(root);
+  const config = await readConfig(base);
+  return (req, res) => {
+    handle({ base, config, origin: originOf(req) }, req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500, { 'Content-Type': TEXT });
+      res.end();
+    });
   };
 }
 

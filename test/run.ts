@@ -17,9 +17,10 @@ import { createDb } from '../core/db/database.js';
 import { ensureDatabase, startEmbeddedPostgres } from '../core/db/embedded.js';
 import { generateTypes } from '../core/db/generate-types.js';
 import { migrateToLatest } from '../core/db/migrate.js';
-import { startStaticSite, type StaticSite } from '../runners/static-site.js';
 import { runWorkerMigrations } from '../runners/worker-schema.js';
 import { TapFailures } from './helpers/tap-failures.js';
+import { createTestCa } from './helpers/world/ca.js';
+import { startWorld, type World } from './helpers/world/index.js';
 
 const TEMPLATE = 'webperf_test_template';
 /** Fixture sites whose start page a dozen test files gather: served once, gathered once per run. */
@@ -33,7 +34,7 @@ async function main(): Promise<number> {
   let adminUrl: string;
   let stop = async () => {};
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'webperf-test-'));
-  const sites: StaticSite[] = [];
+  let world: World | null = null;
   if (process.env.DATABASE_URL) {
     const u = new URL(process.env.DATABASE_URL);
     u.pathname = '/postgres';
@@ -62,11 +63,18 @@ async function main(): Promise<number> {
 
     const gatherCache = path.join(tmp, 'gathered');
     await mkdir(gatherCache);
+    // The test world's CA for the whole run (every file and every service process a test starts
+    // trusts it), and the shared fixture sites under their names, on https port 443.
+    const caDir = path.join(tmp, 'ca');
+    await createTestCa(caDir);
+    process.env.WEBPERF_TEST_CA_DIR = caDir;
+    world = await startWorld();
     const fixtureSites: Record<string, string> = {};
+    const sharedHosts: Record<string, string> = {};
     for (const name of SHARED_FIXTURES) {
-      const site = await startStaticSite(path.join(PROJECT_ROOT, 'test', 'fixtures', 'sites', name));
-      sites.push(site);
+      const site = await world.site(`${name}.test`, { root: name });
       fixtureSites[name] = site.url;
+      sharedHosts[site.name] = site.address;
     }
 
     const args = process.argv.slice(2);
@@ -80,6 +88,8 @@ async function main(): Promise<number> {
           WEBPERF_TEST_ADMIN_URL: adminUrl,
           WEBPERF_TEST_TEMPLATE: TEMPLATE,
           WEBPERF_TEST_FIXTURE_SITES: JSON.stringify(fixtureSites),
+          WEBPERF_TEST_SHARED_HOSTS: JSON.stringify(sharedHosts),
+          WEBPERF_TEST_CA_DIR: caDir,
           WEBPERF_TEST_GATHER_CACHE: gatherCache,
         },
         stdio: ['ignore', 'pipe', 'inherit'],
@@ -102,7 +112,7 @@ async function main(): Promise<number> {
     });
     return code;
   } finally {
-    await Promise.all(sites.map((site) => site.close()));
+    await world?.close();
     await stop();
     await rm(tmp, { recursive: true, force: true });
   }

@@ -15,9 +15,14 @@ import { createProbes } from '../../core/net/probes.js';
 import { TargetGuard } from '../../core/net/target-guard.js';
 import type { Artifacts, Probes } from '../../core/plugin-api.js';
 import { BrowserPool } from '../../runners/browser-pool.js';
-import { startStaticSite } from '../../runners/static-site.js';
+import { suiteTrust, testResolver, testWorld, type WorldSite } from './world/index.js';
 
-export const LOOPBACK_GUARD = new TargetGuard(['127.0.0.0/8', '::1/128']);
+/**
+ * The guard of the suite's page loads: this process's world answers names (its DNS server, as
+ * WEBPERF_DNS_SERVERS would make the service ask it), the suite's CA is trusted, and loopback,
+ * where the world's hosts live, is allowlisted.
+ */
+export const LOOPBACK_GUARD = new TargetGuard(['127.0.0.0/8', '::1/128'], { resolver: testResolver, trust: suiteTrust() });
 
 export function fixtureRoot(name: string): string {
   return path.join(PROJECT_ROOT, 'test', 'fixtures', 'sites', name);
@@ -27,7 +32,7 @@ let pool: BrowserPool | null = null;
 /** One Chromium per test process, closed when the test file ends. */
 export function testBrowserPool(): BrowserPool {
   if (!pool) {
-    const created = new BrowserPool(findChromium(process.env.CHROMIUM_PATH));
+    const created = new BrowserPool(findChromium(process.env.CHROMIUM_PATH), null, suiteTrust().chromiumArgs);
     pool = created;
     tap.teardown(async () => {
       await created.close();
@@ -43,15 +48,30 @@ export interface LoadedFixture {
   probes: Probes;
 }
 
-/** Serves test/fixtures/sites/<name> (or an absolute root) and gathers its start page. */
-export async function loadFixture(t: { teardown(fn: () => unknown): void }, name: string, pagePath = ''): Promise<LoadedFixture> {
+const served = new Map<string, Promise<WorldSite>>();
+
+/**
+ * test/fixtures/sites/<name> (or an absolute root) served in this process's world as
+ * `https://<name>.test/` (port 443, the suite's CA, http on port 80 redirecting), once per process.
+ */
+export function fixtureSite(name: string): Promise<WorldSite> {
+  let site = served.get(name);
+  if (!site) {
+    const root = path.isAbsolute(name) ? name : fixtureRoot(name);
+    site = testWorld().then((world) => world.site(`${path.basename(root).toLowerCase().replace(/[^a-z0-9-]/g, '-')}.test`, { root }));
+    served.set(name, site);
+  }
+  return site;
+}
+
+/** Serves test/fixtures/sites/<name> (or an absolute root) as https://<name>.test/ and gathers its start page. */
+export async function loadFixture(_t: { teardown(fn: () => unknown): void }, name: string, pagePath = ''): Promise<LoadedFixture> {
   const shared = sharedFixtureUrl(name);
   if (shared) {
     const url = shared + pagePath;
     return { url, artifacts: await sharedGather(`${name}${pagePath}`, url), probes: createProbes(LOOPBACK_GUARD) };
   }
-  const site = await startStaticSite(path.isAbsolute(name) ? name : fixtureRoot(name));
-  t.teardown(() => site.close());
+  const site = await fixtureSite(name);
   const browser = await testBrowserPool().acquire();
   const url = site.url + pagePath;
   const artifacts = await gather(url, { browser, guard: LOOPBACK_GUARD });
