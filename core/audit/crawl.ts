@@ -1,24 +1,22 @@
 /**
  * The audit's crawler: breadth first from the start page, seeded by the site's sitemaps, over the
- * links of the rendered pages; same host (and its www twin), robots.txt honoured (robots-parser),
- * `noindex` pages not audited and `nofollow` pages' links not followed, addresses normalised and
- * de-duplicated, non-HTML skipped by content type, stopping at `pages`.
+ * links of the rendered pages; same host (and its www twin, over http and https), robots.txt
+ * honoured per origin (core/audit/robots.ts, RFC 9309: each origin the crawl meets has its own
+ * file, and every redirect hop of a page is checked against the file of its origin before it is
+ * fetched), `noindex` pages not audited and `nofollow` pages' links not followed, addresses
+ * normalised and de-duplicated, non-HTML skipped by content type, stopping at `pages`.
  *
  * Every fetch goes through the guarded probes and every page load through `visit`, which the
  * caller builds on the guarded gather; nothing here opens a connection of its own. Pages already
  * stored (a resumed audit) are replayed from their stored links instead of being loaded again.
  */
-import robotsParserModule from 'robots-parser';
 import type { PhaseTimes } from '../phase-times.js';
 import type { ProbeResponse, Probes } from '../plugin-api.js';
 import { readSitemaps } from '../net/sitemap.js';
 import { inScope, normaliseUrl, pageKey } from './normalise.js';
+import { RobotsCache, type OriginRobots } from './robots.js';
 
-// The package's CommonJS default export, typed as the module namespace.
-const robotsParser = robotsParserModule as unknown as typeof robotsParserModule.default;
-
-/** The robots.txt user agent token the crawler obeys. */
-export const CRAWLER_AGENT = 'webperf';
+export { CRAWLER_AGENT } from './robots.js';
 
 /** What loading and testing one page gave. */
 export interface Visited {
@@ -42,8 +40,12 @@ export interface CrawledPage {
   result: Record<string, unknown>;
 }
 
-/** Why an address was not audited. */
-export type SkipReason = 'out-of-scope' | 'robots' | 'not-html' | 'noindex' | 'redirect-out-of-scope' | 'duplicate';
+/**
+ * Why an address was not audited. robots: its origin's robots.txt disallows it (or a redirect hop
+ * on its way) · robots-unreachable: its origin's robots.txt could not be fetched (5xx, no answer),
+ * which RFC 9309 makes a complete disallow.
+ */
+export type SkipReason = 'out-of-scope' | 'robots' | 'robots-unreachable' | 'not-html' | 'noindex' | 'redirect-out-of-scope' | 'duplicate';
 
 export interface CrawlOptions {
   /** The start page. */
@@ -67,6 +69,8 @@ export interface CrawlResult {
   pages: CrawledPage[];
   /** The sitemap addresses tried. */
   sitemaps: string[];
+  /** The robots.txt of every origin the crawl asked about, in the order first asked. */
+  robots: OriginRobots[];
 }
 
 function isHtml(contentType: string | undefined): boolean {
@@ -86,7 +90,29 @@ export function robotsDirectives(headers: Record<string, string>, html: string):
 
 const MAX_REDIRECTS = 5;
 
-async function fetchInScope(probes: Probes, url: string, start: URL): Promise<ProbeResponse | 'out-of-scope'> {
+/** A refusal by robots.txt, with the skip reason it gives. */
+type RobotsVerdict = { allowed: true } | { allowed: false; reason: 'robots' | 'robots-unreachable'; robots: OriginRobots };
+
+async function robotsVerdict(robots: RobotsCache, url: string): Promise<RobotsVerdict> {
+  const file = await robots.for(url);
+  if (file.allowed(url)) return { allowed: true };
+  return { allowed: false, reason: file.state === 'unreachable' ? 'robots-unreachable' : 'robots', robots: file };
+}
+
+/** Why robots.txt kept a page out, in words for the audit's files. */
+function robotsRefusal(url: string, verdict: Extract<RobotsVerdict, { allowed: false }>): string {
+  const file = verdict.robots;
+  if (verdict.reason === 'robots-unreachable') {
+    return `Not loaded: the robots.txt of ${file.origin} could not be fetched (${file.reason}), and a crawler must then assume that nothing may be crawled (RFC 9309, 2.3.1.4)`;
+  }
+  return `Not loaded: the robots.txt of ${file.origin} disallows ${url} for crawlers`;
+}
+
+/**
+ * The page's answer, its redirects followed hop by hop: a hop that leaves the site is never
+ * fetched, nor one that its origin's robots.txt disallows.
+ */
+async function fetchInScope(probes: Probes, robots: RobotsCache, url: string, start: URL): Promise<ProbeResponse | 'out-of-scope' | Extract<RobotsVerdict, { allowed: false }>> {
   let current = url;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     const res = await probes.fetch(current, { followRedirects: false });
@@ -95,6 +121,8 @@ async function fetchInScope(probes: Probes, url: string, start: URL): Promise<Pr
     const next = normaliseUrl(location, current);
     if (!next) return { ...res, error: `Redirect to an address that is not a page: ${location}` };
     if (!inScope(next, start)) return 'out-of-scope';
+    const verdict = await robotsVerdict(robots, next);
+    if (!verdict.allowed) return verdict;
     current = next;
   }
   return { url: current, status: 0, headers: {}, body: '', chain: [url], error: 'Too many redirects' };
@@ -109,17 +137,15 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
   const skip = (url: string, reason: SkipReason) => options.onSkip?.(url, reason);
   const lap = options.times?.laps('crawl:robots-sitemaps');
 
-  const robotsUrl = new URL('/robots.txt', start).href;
-  const robotsRes = await probes.fetch(robotsUrl);
-  const robotsText = !robotsRes.error && robotsRes.status >= 200 && robotsRes.status < 300 ? robotsRes.body : '';
-  const robots = robotsParser(robotsUrl, robotsText);
-  const allowed = (url: string) => robots.isAllowed(url, CRAWLER_AGENT) !== false;
-
-  // robots.txt's Sitemap: lines first, then the usual places.
-  const listed = robots.getSitemaps().map((u) => normaliseUrl(u, robotsUrl)).filter((u): u is string => u !== null);
-  const sitemaps = [...new Set([...listed, new URL('/sitemap.xml', start).href, new URL('/sitemap_index.xml', start).href])];
+  const robots = new RobotsCache(probes);
+  const startRobots = await robots.for(startUrl);
+  // robots.txt's Sitemap: lines first, then the usual places; none when its robots.txt could not
+  // be fetched, since then nothing on the origin may be (RFC 9309, 2.3.1.4).
+  const sitemaps = startRobots.state === 'unreachable'
+    ? []
+    : [...new Set([...startRobots.sitemaps, new URL('/sitemap.xml', start).href, new URL('/sitemap_index.xml', start).href])];
   // Bounded: an audit never needs more addresses than a few times the pages it tests.
-  const fromSitemaps = (await readSitemaps(probes, sitemaps, { maxUrls: Math.max(1000, options.pages * 10), maxSitemaps: 20 })).urls;
+  const fromSitemaps = sitemaps.length ? (await readSitemaps(probes, sitemaps, { maxUrls: Math.max(1000, options.pages * 10), maxSitemaps: 20 })).urls : [];
 
   lap?.end();
   const stored = new Map((options.done ?? []).map((p) => [pageKey(p.url), p]));
@@ -146,7 +172,6 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
       continue;
     }
     if (!inScope(url, start)) { skip(url, 'out-of-scope'); continue; }
-    if (!allowed(url)) { skip(url, 'robots'); continue; }
 
     const position = pages.length;
     const finish = async (page: CrawledPage) => {
@@ -156,13 +181,25 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
       lap?.end();
       for (const link of page.links) enqueue(link);
     };
+    // robots.txt keeps a page out; the start page, which the audit was ordered for, is recorded
+    // as failed with the reason, so that an audit that can test nothing says why.
+    const refused = async (verdict: Extract<RobotsVerdict, { allowed: false }>) => {
+      if (url === startUrl) await finish({ position, url, status: 'failed', error: robotsRefusal(url, verdict), links: [], result: {} });
+      else skip(url, verdict.reason);
+    };
+    lap?.next('crawl:robots-sitemaps');
+    const verdict = await robotsVerdict(robots, url);
+    lap?.end();
+    if (!verdict.allowed) { await refused(verdict); continue; }
+
     // A guarded GET first: content type, redirects and robots directives decide before Chromium
-    // loads anything. Redirects are followed here hop by hop, so that one leaving the site is
-    // never followed at all.
+    // loads anything. Redirects are followed here hop by hop, so that one leaving the site (or
+    // disallowed by its robots.txt) is never followed at all.
     lap?.next('crawl:probe');
-    const probe = await fetchInScope(probes, url, start);
+    const probe = await fetchInScope(probes, robots, url, start);
     lap?.end();
     if (probe === 'out-of-scope') { skip(url, 'redirect-out-of-scope'); continue; }
+    if ('allowed' in probe) { await refused(probe); continue; }
     if (probe.error) {
       await finish({ position, url, status: 'failed', error: probe.error, links: [], result: {} });
       continue;
@@ -172,7 +209,6 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
       const key = pageKey(finalUrl);
       if (key !== pageKey(url) && seen.has(key)) { skip(url, 'duplicate'); continue; }
       seen.add(key);
-      if (!allowed(finalUrl)) { skip(url, 'robots'); continue; }
     }
     if (!isHtml(probe.headers['content-type'])) { skip(url, 'not-html'); continue; }
     const raw = robotsDirectives(probe.headers, probe.body);
@@ -196,5 +232,5 @@ export async function crawl(options: CrawlOptions): Promise<CrawlResult> {
     const links = found.filter((l) => inScope(l, start));
     await finish({ position, url: finalUrl, status: 'done', links, result: visited.noindex ? { ...visited.result, noindex: true } : visited.result });
   }
-  return { pages, sitemaps };
+  return { pages, sitemaps, robots: await robots.all() };
 }

@@ -1,6 +1,7 @@
 /**
  * Address normalisation for the crawl: one key per page, so that the same page reached as
- * `/a/`, `/a#top`, `/a?utm_source=x` or `http://host:80/a` is tested and charged once.
+ * `/a/`, `/a#top`, `/a?utm_source=x` or `https://host:443/a` is tested and charged once, and the
+ * crawl's scope: the start host and its www twin, over http and https on their standard ports.
  */
 
 /** Query parameters that only track the visitor and never change the page. */
@@ -39,8 +40,24 @@ export function twinHosts(host: string): Set<string> {
   return new Set([h, h.startsWith('www.') ? h.slice(4) : `www.${h}`]);
 }
 
-/** Same site as the start page: http(s), the start host or its www twin, and the start page's port. */
+/** The standard port of each scheme a page may have. */
+const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443' };
+
+/** The port an address connects to: written, or its scheme's standard one (which URL leaves out). */
+export function effectivePort(url: URL): string {
+  return url.port || DEFAULT_PORTS[url.protocol] || '';
+}
+
+/**
+ * Same site as the start page: http(s), the start host or its www twin, and the start page's port.
+ * A site on the standard ports has its http and https twins in scope (http://host/ answers for
+ * https://host/ and the other way round: `http://host:443/` is neither); on another port, only
+ * the same scheme on that port is.
+ */
 export function inScope(url: string, start: URL): boolean {
   const u = new URL(url);
-  return (u.protocol === 'http:' || u.protocol === 'https:') && twinHosts(start.hostname).has(u.hostname) && u.port === start.port;
+  if (!DEFAULT_PORTS[u.protocol] || !twinHosts(start.hostname).has(u.hostname)) return false;
+  const standard = (x: URL) => effectivePort(x) === DEFAULT_PORTS[x.protocol];
+  if (standard(u) && standard(start)) return true;
+  return u.protocol === start.protocol && effectivePort(u) === effectivePort(start);
 }
