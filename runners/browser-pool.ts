@@ -24,6 +24,8 @@ export const CHROMIUM_ARGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
+  // Chromium's own calls home (autofill, optimization hints) would go out through the page's proxy.
+  '--disable-features=AutofillServerCommunication,OptimizationHints,MediaRouter,Translate',
   '--disable-default-apps',
   '--disable-extensions',
   '--mute-audio',
