@@ -1,6 +1,6 @@
 /**
  * What each judgement of the HTTP & Network plugin returns: findings with structured details
- * (for json_check_data) and the MDN HTTP Observatory-style score modifiers it stands for.
+ * (for json_check_data).
  */
 import type { Category, Finding, ReportText, Severity } from '../../core/plugin-api.js';
 
@@ -9,15 +9,8 @@ export interface Check extends Finding {
   details: Record<string, unknown>;
 }
 
-/** One Observatory-style score modifier: the Observatory test result name and its points. */
-export interface Modifier {
-  test: string;
-  modifier: number;
-}
-
 export interface Judgement {
   checks: Check[];
-  modifiers: Modifier[];
 }
 
 export function check(
@@ -29,17 +22,6 @@ export function check(
   count?: number,
 ): Check {
   return { rule, category, severity, text, details, ...(count !== undefined ? { count } : {}) };
-}
-
-/**
- * The Observatory's two rounds: baseline 100 minus every penalty; bonuses are added only when
- * that is 90 or more; never below 0.
- */
-export function observatoryScore(modifiers: readonly Modifier[]): number {
-  const penalties = modifiers.filter((m) => m.modifier < 0).reduce((sum, m) => sum + m.modifier, 0);
-  const bonuses = modifiers.filter((m) => m.modifier > 0).reduce((sum, m) => sum + m.modifier, 0);
-  const base = 100 + penalties;
-  return Math.max(0, base >= 90 ? base + bonuses : base);
 }
 
 /** The first `max` items joined, with how many more there are. */

@@ -1,61 +1,72 @@
 /**
  * The judgements of the HTTP & Network plugin other than CSP: HTTPS redirect, HSTS, TLS,
  * HTTP/2, the other security headers and mixed content. Each is a pure function of what the
- * gather step and the probes saw, so each can be tested on its own.
+ * gather step and the probes saw, so each can be tested on its own. Where the MDN HTTP
+ * Observatory is the yardstick, the finding is read from its result (observatory.ts), with our
+ * own stricter findings beside it (named in index.ts).
  */
-import type { NetworkRecord, ProbeResponse, TlsProbe } from '../../core/plugin-api.js';
-import { check, type Check, type Judgement, type Modifier } from './check.js';
+import type { NetworkRecord, TlsProbe } from '../../core/plugin-api.js';
+import { check, type Check, type Judgement } from './check.js';
+import { hstsResult, referrerPolicyOf, type Headers, type PageAnswer } from './observatory.js';
 import { STRINGS } from './strings.js';
 
 export const ONE_YEAR_S = 31_536_000;
-/** The Observatory's HSTS threshold: shorter than six months costs points. */
-const SIX_MONTHS_S = 15_768_000;
 
 // ── HTTP → HTTPS redirect ───────────────────────────────────────────────────────────────────────
 
-export type RedirectOutcome = 'to-https' | 'no-http' | 'missing' | 'not-to-https' | 'off-host';
-
-export interface RedirectResult {
+/** One answer on the http:// route. */
+export interface RouteHop {
   url: string;
   status: number;
   location: string | null;
-  outcome: RedirectOutcome;
+}
+
+/** The http://<requested host>/ session as probed, hop by hop (stored as json_check_data.redirect). */
+export interface RedirectSession {
+  /** http://<requested host>/ */
+  url: string;
+  /** Every answer, the last one included. */
+  chain: RouteHop[];
+  /** Why the route stopped without a last answer (the first hop: nothing answers on http), else null. */
   error: string | null;
+  /** The URL that gave no answer, when one did not. */
+  failed_url: string | null;
+  /** Origins on the route whose certificate is not trusted. */
+  untrusted: string[];
+  /** The Observatory's redirection result. */
+  result: string;
 }
 
 /**
- * Judges the answer to http://host/ (not followed). `pageHost` is the tested host; an unreachable
- * HTTP port on an HTTPS site needs no redirect (the Observatory's redirection-not-needed-no-http).
+ * The findings for the Observatory's redirection result. `pageCertTrusted`: the page's own
+ * certificate is trusted (an untrusted one is reported once, by judgeTls).
  */
-export function judgeRedirect(probeUrl: string, res: ProbeResponse, pageHost: string): { result: RedirectResult } & Judgement {
-  const location = res.headers.location ? new URL(res.headers.location, probeUrl).href : null;
-  const base = { url: probeUrl, status: res.status, location, error: res.error ?? null };
-  if (res.error || res.status === 0) {
-    return { result: { ...base, outcome: 'no-http' }, checks: [], modifiers: [{ test: 'redirection-not-needed-no-http', modifier: 0 }] };
+export function judgeRedirect(session: RedirectSession, pageCertTrusted: boolean): Check[] {
+  const { url, chain } = session;
+  const last = chain[chain.length - 1];
+  switch (session.result) {
+    case 'redirection-missing':
+      return [check('http-not-redirected', 'infosec', 'error', STRINGS.httpNotRedirected(url, last.status), { status: last.status })];
+    case 'redirection-not-to-https':
+      return [check('http-redirect-not-https', 'infosec', 'error', STRINGS.httpRedirectNotHttps(url, last.url), { location: last.url })];
+    case 'redirection-not-to-https-on-initial-redirection':
+      return [check('http-redirect-first-not-https', 'infosec', 'warning', STRINGS.httpRedirectFirstNotHttps(url, chain[1].url), { location: chain[1].url })];
+    case 'redirection-off-host-from-http':
+      return [check('http-redirect-off-host', 'infosec', 'warning', STRINGS.httpRedirectOffHost(url, chain[1].url), { location: chain[1].url })];
+    case 'redirection-invalid-cert':
+      return pageCertTrusted
+        ? [check('tls-cert-untrusted', 'infosec', 'critical', STRINGS.tlsRouteUntrusted(url, session.untrusted), { origins: session.untrusted })]
+        : [];
+    case 'redirection-not-needed-no-http':
+      // Something answered, but a later hop did not: visitors typing the address get an error.
+      return chain.length > 0
+        ? [check('http-redirect-broken', 'infosec', 'error', STRINGS.httpRedirectBroken(url, session.failed_url ?? '', session.error ?? ''), {
+          failed_url: session.failed_url, error: session.error,
+        })]
+        : [];
+    default:
+      return [];
   }
-  if ([301, 302, 303, 307, 308].includes(res.status) && location) {
-    const target = new URL(location);
-    if (target.protocol !== 'https:') {
-      return {
-        result: { ...base, outcome: 'not-to-https' },
-        checks: [check('http-redirect-not-https', 'infosec', 'error', STRINGS.httpRedirectNotHttps(probeUrl, location), { location })],
-        modifiers: [{ test: 'redirection-not-to-https', modifier: -20 }],
-      };
-    }
-    if (target.hostname.toLowerCase() !== pageHost.toLowerCase()) {
-      return {
-        result: { ...base, outcome: 'off-host' },
-        checks: [check('http-redirect-off-host', 'infosec', 'warning', STRINGS.httpRedirectOffHost(probeUrl, location), { location })],
-        modifiers: [{ test: 'redirection-off-host-from-http', modifier: -5 }],
-      };
-    }
-    return { result: { ...base, outcome: 'to-https' }, checks: [], modifiers: [{ test: 'redirection-to-https', modifier: 0 }] };
-  }
-  return {
-    result: { ...base, outcome: 'missing' },
-    checks: [check('http-not-redirected', 'infosec', 'error', STRINGS.httpNotRedirected(probeUrl, res.status), { status: res.status })],
-    modifiers: [{ test: 'redirection-missing', modifier: -20 }],
-  };
 }
 
 // ── HSTS ────────────────────────────────────────────────────────────────────────────────────────
@@ -67,16 +78,16 @@ export interface HstsInfo {
   preload: boolean;
 }
 
+/** The header as browsers read it: the first of repeated headers (RFC 6797 8.1), quoted numbers allowed. */
 export function parseHsts(header: string): HstsInfo {
-  // Several headers arrive joined; browsers use the first.
-  const first = header.split(/,|\n/)[0];
+  const first = header.split(',')[0];
   let maxAge: number | null = null;
   let includeSubdomains = false;
   let preload = false;
   for (const part of first.split(';')) {
     const [rawName, ...rest] = part.trim().split('=');
     const name = rawName.trim().toLowerCase();
-    const value = rest.join('=').trim().replace(/^"|"$/g, '');
+    const value = rest.join('=').trim().replace(/^"(.*)"$/, '$1');
     if (name === 'max-age' && maxAge === null && /^\d+$/.test(value)) maxAge = Number(value);
     else if (name === 'includesubdomains') includeSubdomains = true;
     else if (name === 'preload') preload = true;
@@ -84,40 +95,34 @@ export function parseHsts(header: string): HstsInfo {
   return { header, max_age: maxAge, include_subdomains: includeSubdomains, preload };
 }
 
-/** Judges the Strict-Transport-Security header of an HTTPS response (undefined: not sent). */
-export function judgeHsts(header: string | undefined): { hsts: HstsInfo | null } & Judgement {
-  if (header === undefined || header.trim() === '') {
-    return {
-      hsts: null,
-      checks: [check('hsts-missing', 'infosec', 'error', STRINGS.hstsMissing)],
-      modifiers: [{ test: 'hsts-not-implemented', modifier: -20 }],
-    };
+/**
+ * Judges the Strict-Transport-Security header of an HTTPS answer (undefined: not sent): invalid
+ * where the Observatory cannot read it, and as browsers apply it otherwise.
+ */
+export function judgeHsts(header: string | undefined): { hsts: HstsInfo | null; checks: Check[] } {
+  if (header === undefined) {
+    return { hsts: null, checks: [check('hsts-missing', 'infosec', 'error', STRINGS.hstsMissing)] };
   }
   const hsts = parseHsts(header);
-  if (hsts.max_age === null) {
-    return {
-      hsts,
-      checks: [check('hsts-invalid', 'infosec', 'error', STRINGS.hstsInvalid(header), { header })],
-      modifiers: [{ test: 'hsts-header-invalid', modifier: -20 }],
-    };
+  const checks: Check[] = [];
+  // The header read alone, as if the certificate were fine: the certificate is judged by judgeTls.
+  if (hstsResult({ headers: { 'strict-transport-security': header }, verified: true }) === 'hsts-header-invalid') {
+    const repeated = header.includes(',');
+    checks.push(check('hsts-invalid', 'infosec', 'error', repeated ? STRINGS.hstsRepeated(header) : STRINGS.hstsInvalid(header), { header, repeated }));
+  } else if (hsts.max_age === null) {
+    // The Observatory reads a number that is not one as six months or more; browsers ignore the header.
+    checks.push(check('hsts-invalid', 'infosec', 'error', STRINGS.hstsInvalid(header), { header, repeated: false }));
   }
   if (hsts.max_age === 0) {
-    return {
-      hsts,
-      checks: [check('hsts-missing', 'infosec', 'error', STRINGS.hstsZero, { max_age: 0 })],
-      modifiers: [{ test: 'hsts-not-implemented', modifier: -20 }],
-    };
+    checks.push(check('hsts-missing', 'infosec', 'error', STRINGS.hstsZero, { max_age: 0 }));
+  } else if (hsts.max_age !== null) {
+    if (hsts.max_age < ONE_YEAR_S) {
+      checks.push(check('hsts-short-max-age', 'infosec', 'warning', STRINGS.hstsShort(hsts.max_age), { max_age: hsts.max_age }));
+    }
+    if (!hsts.include_subdomains) checks.push(check('hsts-no-include-subdomains', 'infosec', 'warning', STRINGS.hstsNoSubdomains));
+    if (!hsts.preload) checks.push(check('hsts-no-preload', 'infosec', 'info', STRINGS.hstsNoPreload));
   }
-  const checks: Check[] = [];
-  if (hsts.max_age < ONE_YEAR_S) {
-    checks.push(check('hsts-short-max-age', 'infosec', 'warning', STRINGS.hstsShort(hsts.max_age), { max_age: hsts.max_age }));
-  }
-  if (!hsts.include_subdomains) checks.push(check('hsts-no-include-subdomains', 'infosec', 'warning', STRINGS.hstsNoSubdomains));
-  if (!hsts.preload) checks.push(check('hsts-no-preload', 'infosec', 'info', STRINGS.hstsNoPreload));
-  const modifiers: Modifier[] = hsts.max_age < SIX_MONTHS_S
-    ? [{ test: 'hsts-implemented-max-age-less-than-six-months', modifier: -10 }]
-    : [{ test: 'hsts-implemented-max-age-at-least-six-months', modifier: 0 }];
-  return { hsts, checks, modifiers };
+  return { hsts, checks };
 }
 
 // ── TLS ─────────────────────────────────────────────────────────────────────────────────────────
@@ -145,7 +150,7 @@ export function judgeTls(tls: TlsProbe): Judgement {
       checks.push(check('tls-cert-expiring', 'infosec', severity, STRINGS.tlsExpiring(cert.daysToExpiry, date), { days_to_expiry: cert.daysToExpiry }));
     }
   }
-  return { checks, modifiers: [] };
+  return { checks };
 }
 
 // ── HTTP/2 ──────────────────────────────────────────────────────────────────────────────────────
@@ -164,62 +169,43 @@ export function judgeHttp2(documentProtocol: string, alpn: string | null, https:
   return {
     http2,
     checks: http2 ? [] : [check('http2-missing', 'webstandard', 'warning', STRINGS.http2Missing(shown, https), { protocol: shown, alpn })],
-    modifiers: [],
   };
 }
 
 // ── Other security headers ──────────────────────────────────────────────────────────────────────
 
-const REFERRER_VALUES = new Set([
-  'no-referrer', 'no-referrer-when-downgrade', 'origin', 'origin-when-cross-origin', 'same-origin',
-  'strict-origin', 'strict-origin-when-cross-origin', 'unsafe-url',
-]);
-const REFERRER_PRIVATE = new Set(['no-referrer', 'same-origin', 'strict-origin', 'strict-origin-when-cross-origin']);
-const REFERRER_UNSAFE = new Set(['origin', 'origin-when-cross-origin', 'unsafe-url']);
-
-/** The policy a browser applies: the last valid token of the (comma-separated) header. */
-export function effectiveReferrerPolicy(header: string): string | null {
-  const valid = header.split(',').map((t) => t.trim().toLowerCase()).filter((t) => REFERRER_VALUES.has(t));
-  return valid.length ? valid[valid.length - 1] : null;
+/** The Observatory's results these findings are read from. */
+export interface HeaderResults {
+  xContentTypeOptions: string;
+  referrerPolicy: string;
+  xFrameOptions: string;
 }
 
 /**
  * X-Content-Type-Options, Referrer-Policy, Permissions-Policy and framing protection (CSP
- * frame-ancestors from the CSP judgement, else X-Frame-Options).
+ * frame-ancestors of a header policy, as browsers apply it, else X-Frame-Options).
  */
-export function judgeHeaders(headers: Record<string, string>, frameAncestors: string[] | null): Judgement {
+export function judgeHeaders(page: PageAnswer, results: HeaderResults, frameAncestors: string[] | null): Judgement {
   const checks: Check[] = [];
-  const modifiers: Modifier[] = [];
+  const headers: Headers = page.headers;
 
   const xcto = headers['x-content-type-options'];
-  if (xcto === undefined) {
+  if (results.xContentTypeOptions === 'x-content-type-options-not-implemented') {
     checks.push(check('x-content-type-options-missing', 'infosec', 'warning', STRINGS.xctoMissing));
-    modifiers.push({ test: 'x-content-type-options-not-implemented', modifier: -5 });
-  } else if (xcto.split(',')[0].trim().toLowerCase() !== 'nosniff') {
-    checks.push(check('x-content-type-options-invalid', 'infosec', 'warning', STRINGS.xctoInvalid(xcto), { value: xcto }));
-    modifiers.push({ test: 'x-content-type-options-header-invalid', modifier: -5 });
-  } else {
-    modifiers.push({ test: 'x-content-type-options-nosniff', modifier: 0 });
+  } else if (results.xContentTypeOptions === 'x-content-type-options-header-invalid') {
+    // A repeated header reads "nosniff, nosniff": browsers take the first value, the Observatory the whole.
+    const text = xcto.includes(',') ? STRINGS.xctoRepeated(xcto) : STRINGS.xctoInvalid(xcto);
+    checks.push(check('x-content-type-options-invalid', 'infosec', 'warning', text, { value: xcto }));
   }
 
-  const referrer = headers['referrer-policy'];
-  if (referrer === undefined) {
+  const policy = referrerPolicyOf(page);
+  const sent = [headers['referrer-policy'], page.metaReferrer].filter((v) => v != null).join(', ');
+  if (results.referrerPolicy === 'referrer-policy-not-implemented') {
     checks.push(check('referrer-policy-missing', 'infosec', 'warning', STRINGS.referrerMissing));
-    modifiers.push({ test: 'referrer-policy-not-implemented', modifier: 0 });
-  } else {
-    const policy = effectiveReferrerPolicy(referrer);
-    if (policy === null) {
-      checks.push(check('referrer-policy-invalid', 'infosec', 'warning', STRINGS.referrerInvalid(referrer), { value: referrer }));
-      modifiers.push({ test: 'referrer-policy-header-invalid', modifier: -5 });
-    } else if (REFERRER_PRIVATE.has(policy)) {
-      modifiers.push({ test: 'referrer-policy-private', modifier: 5 });
-    } else {
-      checks.push(check('referrer-policy-unsafe', 'infosec', 'warning', STRINGS.referrerUnsafe(policy), { value: policy }));
-      modifiers.push(REFERRER_UNSAFE.has(policy)
-        ? { test: 'referrer-policy-unsafe', modifier: -5 }
-        // no-referrer-when-downgrade: neither private nor unsafe to the Observatory; a finding here.
-        : { test: 'referrer-policy-no-referrer-when-downgrade', modifier: 0 });
-    }
+  } else if (results.referrerPolicy === 'referrer-policy-header-invalid') {
+    checks.push(check('referrer-policy-invalid', 'infosec', 'warning', STRINGS.referrerInvalid(sent), { value: sent }));
+  } else if (results.referrerPolicy === 'referrer-policy-unsafe') {
+    checks.push(check('referrer-policy-unsafe', 'infosec', 'warning', STRINGS.referrerUnsafe(policy!), { value: policy }));
   }
 
   if (headers['permissions-policy'] === undefined) {
@@ -229,16 +215,15 @@ export function judgeHeaders(headers: Record<string, string>, frameAncestors: st
   }
 
   const xfo = headers['x-frame-options'];
-  const xfoValue = xfo?.split(',')[0].trim().toUpperCase();
-  if (frameAncestors) {
-    modifiers.push({ test: 'x-frame-options-implemented-via-csp', modifier: 5 });
-  } else if (xfoValue === 'DENY' || xfoValue === 'SAMEORIGIN') {
-    modifiers.push({ test: 'x-frame-options-sameorigin-or-deny', modifier: 0 });
-  } else {
+  const xfoValues = (xfo ?? '').split(',').map((v) => v.trim().toLowerCase());
+  // Browsers block framing when every value is DENY or SAMEORIGIN, repeated or mixed (HTML's rules).
+  const xfoProtects = xfo !== undefined && xfoValues.every((v) => v === 'deny' || v === 'sameorigin');
+  if (results.xFrameOptions === 'x-frame-options-header-invalid' && xfoProtects) {
+    checks.push(check('x-frame-options-invalid', 'infosec', 'error', STRINGS.xfoRepeated(xfo), { value: xfo }));
+  } else if (!frameAncestors && !xfoProtects) {
     checks.push(check('framing-unprotected', 'infosec', 'error', STRINGS.framingUnprotected(xfo), { x_frame_options: xfo ?? null }));
-    modifiers.push({ test: xfo ? 'x-frame-options-header-invalid' : 'x-frame-options-not-implemented', modifier: -20 });
   }
-  return { checks, modifiers };
+  return { checks };
 }
 
 // ── Mixed content ───────────────────────────────────────────────────────────────────────────────
@@ -253,5 +238,5 @@ export function judgeMixedContent(network: readonly NetworkRecord[]): { active: 
   const checks: Check[] = [];
   if (active.length) checks.push(check('mixed-content-active', 'infosec', 'error', STRINGS.mixedActive(active), { urls: active }, active.length));
   if (passive.length) checks.push(check('mixed-content-passive', 'infosec', 'warning', STRINGS.mixedPassive(passive), { urls: passive }, passive.length));
-  return { active, passive, checks, modifiers: [] };
+  return { active, passive, checks };
 }

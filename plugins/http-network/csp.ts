@@ -1,12 +1,14 @@
 /**
- * Content-Security-Policy: parse the policies a page is served with and judge what they allow,
- * with the MDN HTTP Observatory's CSP result as the yardstick (see index.ts for the mapping).
+ * Content-Security-Policy findings: the policies a page is served with, judged as browsers
+ * enforce them, with the MDN HTTP Observatory's source classes (observatory-csp.ts gives its
+ * result, which scores; index.ts names where the two part ways).
  *
  * Several policies (several headers, or a header plus a <meta>) are all enforced, so something
  * is allowed only when every policy allows it: a weakness counts when every policy has it.
  */
 import type { Severity } from '../../core/plugin-api.js';
-import { check, type Check, type Modifier } from './check.js';
+import { check, type Check } from './check.js';
+import type { InvalidReason } from './observatory-csp.js';
 import { STRINGS } from './strings.js';
 
 /** One policy: directive name → its source list (keywords and schemes lower-cased). */
@@ -19,10 +21,10 @@ const KNOWN_DIRECTIVES = new Set([
   'report-uri', 'report-to', 'upgrade-insecure-requests', 'block-all-mixed-content', 'require-trusted-types-for',
   'trusted-types', 'plugin-types', 'navigate-to', 'webrtc',
 ]);
-/** Directives whose sources fall back to default-src. */
-const FETCH_DIRECTIVES = [...KNOWN_DIRECTIVES].filter((d) => d.endsWith('-src') && d !== 'default-src');
-/** Sources that let a script (or plugin) come from almost anywhere. */
-const BROAD_SOURCES = new Set(['*', 'http:', 'https:', 'data:']);
+/** Sources that let a plugin come from almost anywhere (the Observatory's "dangerously broad"). */
+const BROAD_SOURCES = new Set(['ftp:', 'http:', 'https:', '*', 'http://*', 'http://*.*', 'https://*', 'https://*.*']);
+/** And for scripts, data: too: a script written into a URL is inline script. */
+const BROAD_SCRIPT_SOURCES = new Set([...BROAD_SOURCES, 'data:']);
 /** Mixed content that browsers merely upgrade or show rather than block (the Observatory's "passive"). */
 const PASSIVE_DIRECTIVES = new Set(['img-src', 'media-src']);
 
@@ -60,12 +62,11 @@ function effective(policy: CspPolicy, directive: string): { name: string; source
 }
 
 const hasNonceOrHash = (sources: readonly string[]) => sources.some((s) => /^'(nonce|sha256|sha384|sha512)-/.test(s));
-const isInsecure = (s: string) => s === 'http:' || s.toLowerCase().startsWith('http://');
+/** An unencrypted scheme, as the Observatory counts them (http: and ftp:, with or without a host). */
+const isInsecure = (s: string) => /^(http|ftp):/i.test(s);
 
 interface PolicyVerdict {
   checks: Map<string, Check>;
-  styleUnsafe: boolean;
-  defaultNone: boolean;
 }
 
 function judgePolicy(policy: CspPolicy, https: boolean): PolicyVerdict {
@@ -79,42 +80,40 @@ function judgePolicy(policy: CspPolicy, https: boolean): PolicyVerdict {
   } else {
     const nonceOrHash = hasNonceOrHash(script.sources);
     const strictDynamic = script.sources.includes("'strict-dynamic'");
-    // With a nonce or hash, browsers ignore 'unsafe-inline'; with 'strict-dynamic' too, host and scheme sources.
-    if (script.sources.includes("'unsafe-inline'") && !nonceOrHash) {
+    // With a nonce, a hash or 'strict-dynamic', browsers ignore 'unsafe-inline'; with 'strict-dynamic'
+    // and a nonce or hash, host and scheme sources too.
+    if (script.sources.includes("'unsafe-inline'") && !nonceOrHash && !strictDynamic) {
       add('csp-unsafe-inline', 'error', STRINGS.cspUnsafeInline(script.name), { directive: script.name });
     }
     if (script.sources.includes("'unsafe-eval'")) {
       add('csp-unsafe-eval', 'warning', STRINGS.cspUnsafeEval(script.name), { directive: script.name });
     }
-    const broad = script.sources.filter((s) => BROAD_SOURCES.has(s));
+    const broad = script.sources.filter((s) => BROAD_SCRIPT_SOURCES.has(s.toLowerCase()));
     if (broad.length > 0 && !(strictDynamic && nonceOrHash)) {
       add('csp-script-broad-source', 'error', STRINGS.cspScriptBroad(script.name, broad), { directive: script.name, sources: broad });
     }
   }
 
   const object = effective(policy, 'object-src');
-  const objectBroad = object?.sources.filter((s) => BROAD_SOURCES.has(s)) ?? [];
+  const objectBroad = object?.sources.filter((s) => BROAD_SOURCES.has(s.toLowerCase())) ?? [];
   if (!object || objectBroad.length > 0) {
     add('csp-object-src-unsafe', 'error', STRINGS.cspObjectUnsafe(object ? objectBroad : null), { sources: object?.sources ?? null });
-  } else if (!(object.sources.length === 1 && object.sources[0] === "'none'")) {
+  } else if (!(object.sources.length === 0 || (object.sources.length === 1 && object.sources[0] === "'none'"))) {
     add('csp-object-src-not-none', 'warning', STRINGS.cspObjectNotNone(object.sources), { sources: object.sources });
   }
 
   if (!policy.has('base-uri')) add('csp-base-uri-missing', 'warning', STRINGS.cspBaseUriMissing, {});
 
   if (https) {
-    const insecure = ['default-src', ...FETCH_DIRECTIVES].filter((d) => policy.get(d)?.some(isInsecure));
+    // Every directive, as the Observatory counts them: http: in form-action or report-uri sends data in clear too.
+    const insecure = [...policy.keys()].filter((d) => policy.get(d)!.some(isInsecure));
     if (insecure.length > 0) {
       const active = insecure.some((d) => !PASSIVE_DIRECTIVES.has(d));
       add('csp-insecure-scheme', active ? 'error' : 'warning', STRINGS.cspInsecureScheme(insecure), { directives: insecure, active });
     }
   }
 
-  const style = effective(policy, 'style-src');
-  const styleUnsafe = !style || style.sources.some((s) => s === "'unsafe-inline'" || BROAD_SOURCES.has(s));
-  const defaultSrc = policy.get('default-src');
-  const defaultNone = defaultSrc !== undefined && defaultSrc.length === 1 && defaultSrc[0] === "'none'";
-  return { checks, styleUnsafe, defaultNone };
+  return { checks };
 }
 
 export interface CspInput {
@@ -126,19 +125,19 @@ export interface CspInput {
   meta?: string[];
   /** The page is served over HTTPS (http: sources are then mixed content). */
   https: boolean;
+  /** Why the Observatory finds the policy invalid, if it does (observatory-csp.ts). */
+  observatoryInvalid?: InvalidReason | null;
 }
 
 export interface CspJudgement {
   checks: Check[];
-  /** The Observatory CSP result this policy gets (one per site). */
-  modifier: Modifier;
   source: 'header' | 'meta' | 'header+meta' | null;
   policies: Record<string, string[]>[];
   /** frame-ancestors of the header policies that restrict framing; null when none does. */
   frameAncestors: string[] | null;
 }
 
-/** Judges the page's CSP: exact findings, and the Observatory result with its modifier. */
+/** Judges the page's CSP as browsers enforce it: exact findings. */
 export function judgeCsp(input: CspInput): CspJudgement {
   const headerPolicies = input.header ? parseCsp(input.header) : [];
   // A <meta> policy cannot set frame-ancestors, report-uri or sandbox.
@@ -149,28 +148,28 @@ export function judgeCsp(input: CspInput): CspJudgement {
   const policies = [...headerPolicies, ...metaPolicies].filter((p) => p.size > 0);
   const source = headerPolicies.length && metaPolicies.length ? 'header+meta' : headerPolicies.length ? 'header' : metaPolicies.length ? 'meta' : null;
   const serialized = policies.map((p) => Object.fromEntries(p));
+  const ancestors = headerPolicies
+    .map((p) => p.get('frame-ancestors'))
+    .find((s): s is string[] => s !== undefined && !s.some((x) => BROAD_SOURCES.has(x.toLowerCase())));
+  const judged = (checks: Check[]): CspJudgement => ({ checks, source, policies: serialized, frameAncestors: ancestors ?? null });
+  // What the Observatory refuses to read is worth fixing even where browsers cope (they use the
+  // first of a repeated directive): the policy may not say what its author meant.
+  const invalid = input.observatoryInvalid ? [cspInvalidCheck(input.observatoryInvalid)] : [];
 
   if (policies.length === 0) {
-    const present = Boolean(input.header?.trim()) || (input.meta ?? []).some((m) => m.trim());
+    const present = input.header !== undefined || (input.meta ?? []).some((m) => m.trim());
+    if (invalid.length) return judged(invalid);
     if (present) {
       const value = input.header?.trim() || (input.meta ?? []).join(' ');
-      return {
-        checks: [check('csp-invalid', 'infosec', 'error', STRINGS.cspInvalid(value), { value })],
-        modifier: { test: 'csp-header-invalid', modifier: -25 },
-        source, policies: serialized, frameAncestors: null,
-      };
+      return judged([check('csp-invalid', 'infosec', 'error', STRINGS.cspInvalid(value), { value })]);
     }
     const text = input.reportOnly ? STRINGS.cspReportOnly : STRINGS.cspMissing;
-    return {
-      checks: [check('csp-missing', 'infosec', 'error', text, { report_only: input.reportOnly ?? null })],
-      modifier: { test: 'csp-not-implemented', modifier: -25 },
-      source, policies: serialized, frameAncestors: null,
-    };
+    return judged([check('csp-missing', 'infosec', 'error', text, { report_only: input.reportOnly ?? null })]);
   }
 
   const verdicts = policies.map((p) => judgePolicy(p, input.https));
   // A weakness counts when every enforced policy has it; the milder wording and severity wins.
-  const checks: Check[] = [];
+  const checks: Check[] = [...invalid];
   for (const [rule, first] of verdicts[0].checks) {
     const all = verdicts.map((v) => v.checks.get(rule));
     if (all.every(Boolean)) {
@@ -178,39 +177,15 @@ export function judgeCsp(input: CspInput): CspJudgement {
       checks.push(mildest);
     }
   }
-  const rules = new Map(checks.map((c) => [c.rule, c]));
-  let modifier: Modifier;
-  if (['csp-unsafe-inline', 'csp-script-src-missing', 'csp-script-broad-source', 'csp-object-src-unsafe'].some((r) => rules.has(r))) {
-    modifier = { test: 'csp-implemented-with-unsafe-inline', modifier: -20 };
-  } else if (rules.get('csp-insecure-scheme')?.severity === 'error') {
-    modifier = { test: 'csp-implemented-with-insecure-scheme', modifier: -20 };
-  } else if (rules.has('csp-insecure-scheme')) {
-    modifier = { test: 'csp-implemented-with-insecure-scheme-in-passive-content-only', modifier: -10 };
-  } else if (rules.has('csp-unsafe-eval')) {
-    modifier = { test: 'csp-implemented-with-unsafe-eval', modifier: -10 };
-  } else if (verdicts.every((v) => v.styleUnsafe)) {
-    modifier = { test: 'csp-implemented-with-unsafe-inline-in-style-src-only', modifier: 0 };
-  } else if (verdicts.some((v) => v.defaultNone)) {
-    modifier = { test: 'csp-implemented-with-no-unsafe-default-src-none', modifier: 10 };
-  } else {
-    modifier = { test: 'csp-implemented-with-no-unsafe', modifier: 5 };
-  }
+  return judged(checks);
+}
 
-  const ancestors = headerPolicies
-    .map((p) => p.get('frame-ancestors'))
-    .find((s): s is string[] => s !== undefined && !s.some((x) => x === '*' || x === 'http:' || x === 'https:'));
-  return { checks, modifier, source, policies: serialized, frameAncestors: ancestors ?? null };
+function cspInvalidCheck(reason: InvalidReason): Check {
+  const text = reason.kind === 'repeated-directive' ? STRINGS.cspRepeatedDirective(reason.directive)
+    : reason.kind === 'too-short' ? STRINGS.cspInvalid(reason.policy)
+      : reason.kind === 'strict-dynamic-without-nonce' ? STRINGS.cspStrictDynamicAlone
+        : STRINGS.cspUnreadable(reason.detail);
+  return check('csp-invalid', 'infosec', 'error', text, { reason: reason.kind, ...(reason.kind === 'repeated-directive' ? { directive: reason.directive } : {}) });
 }
 
 const SEVERITY_ORDER: Record<Severity, number> = { resolved: 0, info: 1, warning: 2, error: 3, critical: 4 };
-
-/** The content of every <meta http-equiv="Content-Security-Policy"> in the HTML. */
-export function metaCsp(html: string): string[] {
-  const out: string[] = [];
-  for (const [tag] of html.matchAll(/<meta\b[^>]*>/gi)) {
-    if (!/http-equiv\s*=\s*["']?content-security-policy["'\s/>]/i.test(tag)) continue;
-    const content = /content\s*=\s*(?:"([^"]*)"|'([^']*)')/i.exec(tag);
-    if (content) out.push((content[1] ?? content[2] ?? '').replaceAll('&#39;', "'").replaceAll('&quot;', '"').replaceAll('&amp;', '&'));
-  }
-  return out;
-}

@@ -20,9 +20,17 @@ export const STRINGS = {
     sv: `${url} omdirigerar inte till HTTPS (${error ? `fel: ${error}` : `svarade ${status}`}); använd en permanent omdirigering (301 eller 308) till https:// på samma värd.`,
     en: `${url} does not redirect to HTTPS (${error ? `error: ${error}` : `answered ${status}`}); use a permanent redirect (301 or 308) to https:// on the same host.`,
   }),
-  httpRedirectNotHttps: (url: string, location: string): ReportText => ({
-    sv: `${url} omdirigerar till ${location}, som inte är HTTPS; den första omdirigeringen bör gå direkt till https:// på samma värd.`,
-    en: `${url} redirects to ${location}, which is not HTTPS; the first redirect should go straight to https:// on the same host.`,
+  httpRedirectNotHttps: (url: string, last: string): ReportText => ({
+    sv: `Omdirigeringarna från ${url} slutar på ${last}, som inte är HTTPS; omdirigera till https:// på samma värd.`,
+    en: `The redirects from ${url} end at ${last}, which is not HTTPS; redirect to https:// on the same host.`,
+  }),
+  httpRedirectFirstNotHttps: (url: string, location: string): ReportText => ({
+    sv: `${url} omdirigerar först till ${location}, som inte är HTTPS, och når HTTPS först senare; den första omdirigeringen bör gå direkt till https:// på samma värd.`,
+    en: `${url} first redirects to ${location}, which is not HTTPS, and reaches HTTPS only later; the first redirect should go straight to https:// on the same host.`,
+  }),
+  httpRedirectBroken: (url: string, failed: string, error: string): ReportText => ({
+    sv: `Omdirigeringen från ${url} leder till ${failed}, som inte svarar (${error}); den som skriver adressen utan https:// får ett fel.`,
+    en: `The redirect from ${url} leads to ${failed}, which does not answer (${error}); visitors typing the address without https:// get an error.`,
   }),
   httpRedirectOffHost: (url: string, location: string): ReportText => ({
     sv: `${url} omdirigerar till HTTPS på en annan värd (${location}); omdirigera först till https:// på samma värd så att HSTS kan sättas för den.`,
@@ -35,6 +43,10 @@ export const STRINGS = {
   tlsUntrusted: (error: string): ReportText => ({
     sv: `Certifikatet är inte betrott (${error}); webbläsare varnar besökarna eller stoppar sidan. Använd ett certifikat från en betrodd utfärdare och skicka hela kedjan.`,
     en: `The certificate is not trusted (${error}); browsers warn visitors or refuse the page. Use a certificate from a trusted authority and send the whole chain.`,
+  }),
+  tlsRouteUntrusted: (url: string, origins: readonly string[]): ReportText => ({
+    sv: `Omdirigeringen från ${url} går via ${listOf(origins, 3)}, vars certifikat inte är betrott; webbläsare varnar besökarna eller stoppar där.`,
+    en: `The redirect from ${url} passes ${listOf(origins, 3)}, whose certificate is not trusted; browsers warn visitors or stop there.`,
   }),
   tlsExpired: (days: number, date: string): ReportText => ({
     sv: `Certifikatet gick ut ${date} (för ${-days} dagar sedan); förnya det.`,
@@ -59,8 +71,12 @@ export const STRINGS = {
     en: 'The HSTS header has max-age=0, which turns HSTS off; set max-age to at least one year (31536000).',
   } satisfies ReportText,
   hstsInvalid: (value: string): ReportText => ({
-    sv: `HSTS-huvudet går inte att tolka ("${value}"); det måste innehålla max-age i sekunder.`,
-    en: `The HSTS header cannot be parsed ("${value}"); it must contain max-age in seconds.`,
+    sv: `HSTS-huvudet går inte att tolka ("${value}"); det måste innehålla max-age=<sekunder>.`,
+    en: `The HSTS header cannot be parsed ("${value}"); it must contain max-age=<seconds>.`,
+  }),
+  hstsRepeated: (value: string): ReportText => ({
+    sv: `HSTS-huvudet skickas mer än en gång ("${value}"). Webbläsare använder det första (RFC 6797, 8.1), men MDN HTTP Observatory räknar ett upprepat huvud som ogiltigt; skicka det en gång.`,
+    en: `The HSTS header is sent more than once ("${value}"). Browsers use the first one (RFC 6797, 8.1), but the MDN HTTP Observatory counts a repeated header as invalid; send it once.`,
   }),
   hstsShort: (maxAge: number): ReportText => {
     const days = Math.floor(maxAge / 86_400);
@@ -90,6 +106,18 @@ export const STRINGS = {
   cspInvalid: (value: string): ReportText => ({
     sv: `Content-Security-Policy går inte att tolka ("${value.slice(0, 120)}"); inga kända direktiv hittades.`,
     en: `Content-Security-Policy cannot be parsed ("${value.slice(0, 120)}"); no known directives were found.`,
+  }),
+  cspRepeatedDirective: (directive: string): ReportText => ({
+    sv: `CSP anger ${directive} mer än en gång i samma policy; webbläsare använder den första och bortser från resten, och MDN HTTP Observatory räknar policyn som ogiltig. Samla källorna i ett direktiv.`,
+    en: `CSP sets ${directive} more than once in one policy; browsers use the first and ignore the rest, and the MDN HTTP Observatory counts the policy as invalid. Put the sources in one directive.`,
+  }),
+  cspStrictDynamicAlone: {
+    sv: "CSP har 'strict-dynamic' utan nonce eller hash; webbläsare som förstår det tillåter då inga skript alls, och MDN HTTP Observatory räknar policyn som ogiltig. Lägg till en nonce eller hash.",
+    en: "CSP has 'strict-dynamic' without a nonce or hash, so browsers that know it allow no script at all, and the MDN HTTP Observatory counts the policy as invalid. Add a nonce or hash.",
+  } satisfies ReportText,
+  cspUnreadable: (detail: string): ReportText => ({
+    sv: `Content-Security-Policy går inte att tolka (${detail}).`,
+    en: `Content-Security-Policy cannot be parsed (${detail}).`,
   }),
   cspUnsafeInline: (directive: string): ReportText => ({
     sv: `CSP tillåter 'unsafe-inline' för skript (${directive}) utan nonce eller hash; inskjutna skript körs då. Använd nonce eller hash i stället.`,
@@ -133,6 +161,10 @@ export const STRINGS = {
     sv: `X-Content-Type-Options är "${value}"; det enda giltiga värdet är nosniff.`,
     en: `X-Content-Type-Options is "${value}"; the only valid value is nosniff.`,
   }),
+  xctoRepeated: (value: string): ReportText => ({
+    sv: `X-Content-Type-Options skickas mer än en gång ("${value}"); webbläsare läser det första värdet, men MDN HTTP Observatory räknar huvudet som ogiltigt. Skicka nosniff en gång.`,
+    en: `X-Content-Type-Options is sent more than once ("${value}"); browsers read the first value, but the MDN HTTP Observatory counts the header as invalid. Send nosniff once.`,
+  }),
   referrerMissing: {
     sv: 'Referrer-Policy saknas; sätt till exempel strict-origin-when-cross-origin eller no-referrer så att fullständiga adresser inte lämnas ut till andra webbplatser.',
     en: 'Referrer-Policy is missing; set for example strict-origin-when-cross-origin or no-referrer so that full addresses are not handed to other sites.',
@@ -149,6 +181,10 @@ export const STRINGS = {
     sv: 'Permissions-Policy saknas; med den stänger sidan av funktioner den inte använder (kamera, mikrofon, plats med mera), även för inbäddat innehåll.',
     en: 'Permissions-Policy is missing; with it the page turns off features it does not use (camera, microphone, location and more), embedded content included.',
   } satisfies ReportText,
+  xfoRepeated: (value: string): ReportText => ({
+    sv: `X-Frame-Options skickas mer än en gång ("${value}"); webbläsare skyddar ändå mot inramning, men MDN HTTP Observatory räknar huvudet som ogiltigt. Skicka DENY eller SAMEORIGIN en gång, eller använd CSP frame-ancestors.`,
+    en: `X-Frame-Options is sent more than once ("${value}"); browsers still block framing, but the MDN HTTP Observatory counts the header as invalid. Send DENY or SAMEORIGIN once, or use CSP frame-ancestors.`,
+  }),
   framingUnprotected: (xfo: string | undefined): ReportText => ({
     sv: `Sidan saknar skydd mot inramning (clickjacking): varken CSP frame-ancestors eller X-Frame-Options DENY/SAMEORIGIN finns${xfo ? ` (X-Frame-Options är "${xfo}")` : ''}.`,
     en: `The page has no protection against framing (clickjacking): neither CSP frame-ancestors nor X-Frame-Options DENY/SAMEORIGIN is set${xfo ? ` (X-Frame-Options is "${xfo}")` : ''}.`,
