@@ -3,33 +3,37 @@
  * rejects with the signal's reason at once, and its browser context, with the page and whatever
  * Lighthouse was doing in it, is closed. Its own time limit gives a coded TIMEOUT error.
  */
-import http from 'node:http';
+import type http from 'node:http';
 import t from 'tap';
 import { gather } from '../../core/gather/gather.js';
-import { TargetGuard } from '../../core/net/target-guard.js';
 import { testBrowserPool } from '../helpers/fixture-artifacts.js';
+import { testWorld } from '../helpers/world/index.js';
 
 t.test('an aborted gather rejects with the reason and closes its browser context', async (t) => {
   let arrived!: () => void;
   const requested = new Promise<void>((r) => (arrived = r));
   const held: http.ServerResponse[] = [];
   // A page that never answers: the gather is surely still loading when it is stopped.
-  const site = http.createServer((req, res) => {
-    if (req.url === '/') {
-      held.push(res);
-      arrived();
-      return;
-    }
-    res.writeHead(404).end();
+  const world = await testWorld();
+  const site = await world.site('haller-inne.test', {
+    handler: (req, res) => {
+      if (req.url === '/') {
+        held.push(res);
+        arrived();
+        return;
+      }
+      res.writeHead(404).end();
+    },
   });
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()));
-  t.teardown(() => new Promise<void>((r) => { site.closeAllConnections(); site.close(() => r()); }));
-  const url = `http://127.0.0.1:${(site.address() as { port: number }).port}/`;
+  t.teardown(() => site.close());
+  const url = site.url;
+  t.equal(url, 'https://haller-inne.test/');
+  const guard = world.guard([site.origin]);
   const browser = await testBrowserPool().acquire();
   const contextsBefore = browser.browserContexts().length;
 
   const controller = new AbortController();
-  const loading = gather(url, { browser, guard: new TargetGuard([new URL(url).origin]), signal: controller.signal });
+  const loading = gather(url, { browser, guard, signal: controller.signal });
   await requested;
   t.equal(browser.browserContexts().length, contextsBefore + 1, 'the gather has its own context');
   const reason = new Error('the runner stops');
@@ -38,7 +42,7 @@ t.test('an aborted gather rejects with the reason and closes its browser context
   t.equal(browser.browserContexts().length, contextsBefore, 'its context is closed');
   t.equal(held.length, 1, 'the page was requested once');
 
-  await t.rejects(gather(url, { browser, guard: new TargetGuard([new URL(url).origin]), timeoutMs: 1_000 }), {
+  await t.rejects(gather(url, { browser, guard, timeoutMs: 1_000 }), {
     code: 'TIMEOUT',
     message: 'Loading the page took longer than 1000 ms',
   });

@@ -1,14 +1,13 @@
 /**
  * Lighthouse takes turns in a process (core/gather/lighthouse-turns.ts): its timing marks are
  * process-global, so two runs at once in one process made one of them fail. The turns in
- * isolation, then two real gathers at once in one process, with Chromium, of a fixture site.
+ * isolation, then two real gathers at once in one process, with Chromium, of a fixture site
+ * served as https://good.test/ in the test world.
  */
 import t from 'tap';
 import { gather } from '../../core/gather/gather.js';
 import { Turns } from '../../core/gather/lighthouse-turns.js';
-import { TargetGuard } from '../../core/net/target-guard.js';
-import { startStaticSite } from '../../runners/static-site.js';
-import { fixtureRoot, testBrowserPool } from '../helpers/fixture-artifacts.js';
+import { fixtureSite, LOOPBACK_GUARD, testBrowserPool } from '../helpers/fixture-artifacts.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -73,14 +72,13 @@ t.test('an aborted holder keeps the turn until it gives it back, at most the ove
 });
 
 t.test('two gathers at once in one process both load and measure the page', async (t) => {
-  const site = await startStaticSite(fixtureRoot('good'));
-  t.teardown(() => site.close());
+  const site = await fixtureSite('good');
   const browser = await testBrowserPool().acquire();
-  const guard = new TargetGuard([new URL(site.url).origin]);
-  const both = await Promise.allSettled([1, 2].map(() => gather(site.url, { browser, guard, timeoutMs: 110_000 })));
+  const both = await Promise.allSettled([1, 2].map(() => gather(site.url, { browser, guard: LOOPBACK_GUARD, timeoutMs: 110_000 })));
   t.same(both.map((r) => (r.status === 'fulfilled' ? 'fulfilled' : `${r.reason}`)), ['fulfilled', 'fulfilled'], 'neither gather failed');
   for (const r of both) {
     if (r.status !== 'fulfilled') continue;
+    t.equal(r.value.finalUrl, 'https://good.test/', 'the page on https, port 443');
     t.equal(r.value.lighthouse?.categories.performance?.score != null, true, 'a performance score');
     t.equal(r.value.lighthouse?.categories.accessibility?.score != null, true, 'an accessibility score');
   }
