@@ -1,9 +1,11 @@
 /**
  * Conformance: plugin 101 against the analytics rules applied by hand (a plain substring and
  * prefix search written here, from the two rules files) to what the page load shows: request
- * URLs, the served HTML and scripts, and the cookies. Fixtures: a GA4 site (Google tag with a G-
- * id, _ga and _ga_<id> cookies, a /g/collect hit), a Tag Manager container (gtm.js?id=GTM-), and
- * both together. Each is loaded once in Chromium through the gather step.
+ * URLs, the served HTML and scripts, and the cookies. Fixtures: a GA4 site (the Google tag with a
+ * G- id, _ga and _ga_<id> cookies, a /g/collect hit), a Tag Manager container (gtm.js?id=GTM-),
+ * and both together. The tags come from Google's real names, www.googletagmanager.com and
+ * www.google-analytics.com, served in this process's world over https on port 443
+ * (test/helpers/third-parties.ts). Each page is loaded once in Chromium through the gather step.
  *
  * A difference on purpose: the shipped upstream rules alone call the GA4 site "Google Tag
  * Manager" (their googletagmanager.com/gtag matches the Google tag); our amendments
@@ -18,6 +20,15 @@ import { runPlugin } from '../../core/pipeline.js';
 import type { Artifacts } from '../../core/plugin-api.js';
 import analytics from '../../plugins/analytics/index.js';
 import { loadFixture } from '../helpers/fixture-artifacts.js';
+import { thirdParties } from '../helpers/third-parties.js';
+import { testWorld } from '../helpers/world/index.js';
+
+const parties = await thirdParties(await testWorld());
+/** Where the page's requests to other hosts went: URL, status, and whether the vendor's own host answered. */
+const elsewhere = (a: Artifacts, page: string) =>
+  a.network
+    .filter((r) => new URL(r.url).hostname !== page)
+    .map((r) => `${r.method} ${r.url} ${r.status} ${r.remoteAddress === parties.sites[new URL(r.url).hostname as keyof typeof parties.sites]?.address ? 'vendor' : r.remoteAddress}`);
 
 interface Rule { name: string; matches: string[]; cookies: string[] }
 const readJson = async (file: string) => JSON.parse(await readFile(path.join(PROJECT_ROOT, 'core', 'data', file), 'utf8'));
@@ -62,6 +73,12 @@ async function ours(a: Artifacts) {
 
 t.test('GA4 through the Google tag: Google Analytics, and only that', async (t) => {
   const { artifacts } = await loadFixture(t, 'analytics-ga4');
+  const hit = elsewhere(artifacts, 'analytics-ga4.test').find((r) => r.startsWith('POST https://www.google-analytics.com/g/collect?'));
+  t.same(elsewhere(artifacts, 'analytics-ga4.test').map((r) => r.replace(/\?v=2&.*(?= \d{3} )/, '?v=2&…')), [
+    'GET https://www.googletagmanager.com/gtag/js?id=G-TEST123 200 vendor',
+    'POST https://www.google-analytics.com/g/collect?v=2&… 204 vendor',
+  ], 'the Google tag from Google\'s host, and its hit to Google Analytics');
+  t.match(hit, /\?v=2&tid=G-TEST123&cid=1185306725\.\d+&en=page_view&dl=https%3A%2F%2Fanalytics-ga4\.test%2F&dt=/);
   const { outcome, tools, evidence } = await ours(artifacts);
   t.same(evidence, byHand(amended(), artifacts), 'our detections = the amended rules by hand');
   t.same(tools, ['Google Analytics']);
@@ -82,6 +99,8 @@ t.test('GA4 through the Google tag: Google Analytics, and only that', async (t) 
 
 t.test('a Tag Manager container: Google Tag Manager, and only that', async (t) => {
   const { artifacts } = await loadFixture(t, 'analytics-gtm');
+  t.same(elsewhere(artifacts, 'analytics-gtm.test'), ['GET https://www.googletagmanager.com/gtm.js?id=GTM-TEST9 200 vendor'], 'the container, and nothing it sends');
+  t.same(artifacts.cookies, [], 'a container sets no cookie of its own');
   const { tools, evidence } = await ours(artifacts);
   t.same(evidence, byHand(amended(), artifacts));
   t.same(evidence, byHand(shipped, artifacts), 'here the shipped rules agree');
@@ -91,6 +110,12 @@ t.test('a Tag Manager container: Google Tag Manager, and only that', async (t) =
 
 t.test('both: both tools, each with its evidence, the shared cookies for both', async (t) => {
   const { artifacts } = await loadFixture(t, 'analytics-ga4-gtm');
+  t.same(elsewhere(artifacts, 'analytics-ga4-gtm.test').map((r) => r.replace(/\?v=2&.*(?= \d{3} )/, '?v=2&…')).sort(), [
+    'GET https://www.googletagmanager.com/gtag/js?id=G-TEST123 200 vendor',
+    'GET https://www.googletagmanager.com/gtm.js?id=GTM-TEST9 200 vendor',
+    'POST https://www.google-analytics.com/g/collect?v=2&… 204 vendor',
+  ]);
+  t.same(artifacts.cookies.map((c) => `${c.name} ${c.domain}`).sort(), ['_ga .analytics-ga4-gtm.test', '_ga_TEST123 .analytics-ga4-gtm.test'], 'first-party cookies, set by the Google tag');
   const { outcome, tools, evidence } = await ours(artifacts);
   t.same(evidence, byHand(amended(), artifacts));
   t.same(tools, ['Google Analytics', 'Google Tag Manager']);
