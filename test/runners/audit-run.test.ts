@@ -1,14 +1,15 @@
 /**
- * An audit end to end with a real runner, Chromium and Lighthouse on a small loopback fixture
- * site: the first attempt dies after its first page, the queued job resumes without loading that
- * page again or charging again, one hanging page is recorded and does not fail the audit, and the
- * files hold what the site has — including the CrUX API's documented answer served from loopback.
+ * An audit end to end with a real runner, Chromium and Lighthouse on a small fixture site in the
+ * test world (https://audit.test/ on port 443, through the guard): the first attempt dies after
+ * its first page, the queued job resumes without loading that page again or charging again, one
+ * hanging page is recorded and does not fail the audit, and the files hold what the site has —
+ * including the CrUX API's documented answer, served from loopback over plain http (the endpoint
+ * is the operator's setting, fetched as configured, neither guarded nor resolved by the world).
  */
 import http from 'node:http';
 import { unzipSync } from 'fflate';
 import t from 'tap';
 import { executeAudit } from '../../core/audit/execute.js';
-import { TargetGuard } from '../../core/net/target-guard.js';
 import { loadPlugins } from '../../core/registry.js';
 import { getAudit, placeAudit, readAuditFile } from '../../core/store/audits.js';
 import { createSite } from '../../core/store/sites.js';
@@ -16,6 +17,7 @@ import { auditDeps } from '../../runners/tasks/run-audit.js';
 import { startWorker } from '../../runners/worker.js';
 import { testBrowserPool } from '../helpers/fixture-artifacts.js';
 import { createTestDb } from '../helpers/db.js';
+import { startWorld } from '../helpers/world/index.js';
 
 async function listen(server: http.Server): Promise<string> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -38,13 +40,11 @@ const cruxRecord = (key: Record<string, string>) => ({
 
 t.test('an audit is crawled, tested, resumed after a killed runner and summarised', async (t) => {
   const { db, url } = await createTestDb(t);
+  const world = await startWorld(t);
   const documentLoads: string[] = [];
-  const hanging: http.ServerResponse[] = [];
-  const site = http.createServer((req, res) => {
-    if (req.url === '/hang') {
-      hanging.push(res);
-      return;
-    }
+  // /hang never answers; the world closes its connection at the end.
+  const site = await world.site('audit.test', { handler: (req, res) => {
+    if (req.url === '/hang') return;
     const pages: Record<string, string> = {
       '/': page('Home', '<p>Welcome.</p><a href="/a">Page A</a> <a href="/hang">Slow</a> <a href="/b">Page B</a>'),
       '/a': page('Page A', '<p>A picture:</p><img src="/pic.png" width="10" height="10"><a href="/">Home</a>'),
@@ -67,8 +67,8 @@ t.test('an audit is crawled, tested, resumed after a killed runner and summarise
     if (!/webperf\//.test(req.headers['user-agent'] ?? '')) documentLoads.push(req.url!);
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(html);
-  });
-  const origin = await listen(site);
+  } });
+  const origin = site.origin;
   const cruxAsked: unknown[] = [];
   const crux = http.createServer((req, res) => {
     let body = '';
@@ -86,16 +86,14 @@ t.test('an audit is crawled, tested, resumed after a killed runner and summarise
   });
   const cruxOrigin = await listen(crux);
   t.teardown(() => {
-    for (const r of hanging) r.destroy();
-    site.closeAllConnections();
-    site.close();
+    crux.closeAllConnections();
     crux.close();
   });
 
   const siteId = await createSite(db, { title: 'Fixture', url: `${origin}/`, monthlyQuota: 10 });
   const placed = await placeAudit(db, { siteId, keyId: null, pages: 4, format: 'audit_v2', baseUrl: `${origin}/`, title: 'Audit of Fixture' });
   const registry = await loadPlugins();
-  const guard = new TargetGuard([origin]);
+  const guard = world.guard();
   const cruxSettings = { apiKey: 'test-key', endpoint: `${cruxOrigin}/v1/records:queryRecord` };
   const deps = { pool: testBrowserPool(), guard, registry, jobTimeoutMs: 120_000, crux: cruxSettings };
 
