@@ -1,7 +1,8 @@
 /**
  * A real runner in the test's own process: its own Chromium, graphile-worker on the test
- * database, a guard that lets through only the given origins. Stopped (and its Chromium closed)
- * when the test ends.
+ * database, and a guard built as the service builds it from its settings: the test world's
+ * resolver (WEBPERF_DNS_SERVERS) and the suite's CA (WEBPERF_EXTRA_CA_CERTS), trusted by the guard's
+ * probes and by the runner's Chromium alike. Stopped (and its Chromium closed) when the test ends.
  */
 import type { Runner } from 'graphile-worker';
 import { findChromium } from '../../core/config.js';
@@ -10,20 +11,33 @@ import { TargetGuard } from '../../core/net/target-guard.js';
 import type { PluginRegistry } from '../../core/registry.js';
 import { BrowserPool } from '../../runners/browser-pool.js';
 import { startWorker } from '../../runners/worker.js';
+import { suiteTrust, testResolver } from './world/index.js';
 
 interface Teardown { teardown(fn: () => unknown): void }
 
-export async function startTestRunner(t: Teardown, options: { db: Db; connectionString: string; registry: PluginRegistry; allowOrigins: string[] }): Promise<Runner> {
-  const pool = new BrowserPool(findChromium(process.env.CHROMIUM_PATH));
+export interface TestRunnerOptions {
+  db: Db;
+  connectionString: string;
+  registry: PluginRegistry;
+  /**
+   * What the guard lets through beyond public addresses (WEBPERF_ALLOW_TARGETS): the fixtures'
+   * origins, as an operator allowlists the demo site. Ignored when `guard` is given.
+   */
+  allowOrigins?: string[];
+  /** A guard of the test's own (a world of its own); its trust is given to Chromium too. */
+  guard?: TargetGuard;
+}
+
+export async function startTestRunner(t: Teardown, options: TestRunnerOptions): Promise<Runner> {
+  const guard = options.guard ?? new TargetGuard(options.allowOrigins ?? ['127.0.0.0/8'], { resolver: testResolver, trust: suiteTrust() });
+  const pool = new BrowserPool(findChromium(process.env.CHROMIUM_PATH), null, guard.trust.chromiumArgs);
   let worker: Runner | null = null;
   t.teardown(async () => {
     await worker?.stop();
     await pool.close();
   });
   worker = await startWorker({
-    db: options.db, connectionString: options.connectionString, pool,
-    // Only the fixtures' origins are let through, as an operator allowlists the demo site.
-    guard: new TargetGuard(options.allowOrigins), registry: options.registry,
+    db: options.db, connectionString: options.connectionString, pool, guard, registry: options.registry,
     concurrency: 1, jobTimeoutMs: 110_000, schedule: false,
   });
   return worker;

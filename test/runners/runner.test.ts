@@ -1,4 +1,9 @@
-import http from 'node:http';
+/**
+ * A real runner (graphile-worker, Chromium, Lighthouse) with a guard built as the service builds
+ * it (the test world's resolver and the suite's CA): the bundled demo, which the service serves on
+ * plain http on loopback and allowlists by its origin; the job time limit against a site on
+ * https://langsam.test/ that never answers; a page on a loopback host not allowlisted, refused.
+ */
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,13 +11,13 @@ import t from 'tap';
 import { parseCrontab } from 'graphile-worker';
 import { buildTestApi } from '../helpers/api.js';
 import { testBrowserPool } from '../helpers/fixture-artifacts.js';
-import { TargetGuard } from '../../core/net/target-guard.js';
 import { PluginRegistry, discoverPlugins } from '../../core/registry.js';
 import { definePlugin } from '../../core/plugin-api.js';
 import { startDemo } from '../../runners/demo.js';
 import { startWorker } from '../../runners/worker.js';
 import { CRONTAB } from '../../runners/tasks/schedule-followed-sites.js';
 import type { Db } from '../../core/db/database.js';
+import { testWorld } from '../helpers/world/index.js';
 
 async function waitForRun(db: Db, runId: number, ms = 120_000) {
   const until = Date.now() + ms;
@@ -43,8 +48,10 @@ t.test('the demo site is registered, tested by a real runner, and its scores app
   t.equal((await stat(path.join(dataDir, 'demo.json'))).mode & 0o777, 0o600, 'the demo key file is private to its owner');
 
   const registry = new PluginRegistry([...builtins, throwing]);
+  // As the service allowlists its demo: that origin only (scheme, loopback address and port).
+  const guard = (await testWorld()).guard([new URL(demo.url).origin]);
   const worker = await startWorker({
-    db, connectionString: url, pool: testBrowserPool(), guard: new TargetGuard([new URL(demo.url).origin]), registry,
+    db, connectionString: url, pool: testBrowserPool(), guard, registry,
     concurrency: 1, jobTimeoutMs: 120_000, schedule: false,
   });
   t.teardown(() => worker.stop());
@@ -96,19 +103,22 @@ t.test('the demo site is registered, tested by a real runner, and its scores app
 
 t.test('a job over its hard time limit fails the run; the guard refuses a loopback page not allowlisted', async (t) => {
   const { db, url } = await buildTestApi(t);
-  // A server that never answers in time.
-  const slow = http.createServer((_req, res) => {
-    const timer = setTimeout(() => res.end('late'), 60_000);
-    res.on('close', () => clearTimeout(timer));
+  // A site that never answers in time, and another on loopback that is not allowlisted.
+  const world = await testWorld();
+  const slow = await world.site('langsam.test', {
+    handler: (_req, res) => {
+      const timer = setTimeout(() => res.end('late'), 60_000);
+      res.on('close', () => clearTimeout(timer));
+    },
   });
-  await new Promise<void>((r) => slow.listen(0, '127.0.0.1', () => r()));
-  t.teardown(() => new Promise<void>((r) => { slow.closeAllConnections(); slow.close(() => r()); }));
-  const slowUrl = `http://127.0.0.1:${(slow.address() as { port: number }).port}/`;
+  const other = await world.site('annan.test');
+  t.teardown(() => Promise.all([slow.close(), other.close()]));
+  const slowUrl = slow.url;
 
   const site = await db.insertInto('sites').values({ title: 'slow', url: slowUrl }).returning('id').executeTakeFirstOrThrow();
   const { queueRun } = await import('../../core/store/runs.js');
   const worker = await startWorker({
-    db, connectionString: url, pool: testBrowserPool(), guard: new TargetGuard([new URL(slowUrl).origin]),
+    db, connectionString: url, pool: testBrowserPool(), guard: world.guard([slow.origin]),
     registry: new PluginRegistry(builtins), concurrency: 1, jobTimeoutMs: 3_000, schedule: false,
   });
   t.teardown(() => worker.stop());
@@ -117,10 +127,10 @@ t.test('a job over its hard time limit fails the run; the guard refuses a loopba
   t.equal(failed.status, 'failed');
   t.match(failed.error, /longer than 3000 ms/);
 
-  const blockedRun = await queueRun(db, { siteId: site.id, url: 'http://127.0.0.1:9/' });
+  const blockedRun = await queueRun(db, { siteId: site.id, url: other.url });
   const blocked = await waitForRun(db, blockedRun, 60_000);
   t.equal(blocked.status, 'failed');
-  t.match(blocked.error, /not allowed as a test target/);
+  t.equal(blocked.error, `The address annan.test resolves to ${other.address}, which is not allowed as a test target`);
   const jobs = await db.selectFrom('graphile_worker.jobs' as any).select(['id', 'attempts', 'last_error'] as any).execute();
   t.same(jobs, [{ id: 1, attempts: 2, last_error: `run ${slowRun} took longer than 3000 ms` }], 'the timed-out job failed only after its last attempt; the blocked one is not retried');
 });
