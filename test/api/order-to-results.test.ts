@@ -1,16 +1,19 @@
 /**
  * End to end: an order through the API, a real graphile-worker runner with a real Chromium and
- * Lighthouse testing the `good` fixture site on loopback, and the results where the read side
- * finds them. A re-test lands in the public results; a one-off test stays private.
+ * Lighthouse testing the `good` fixture site served as a real one is (https://kommun.test/ on port
+ * 443, its name answered by the test world's DNS, its certificate from the suite's CA, reached
+ * through the guard proxy), and the results where the read side finds them. A re-test lands in
+ * the public results; a one-off test stays private.
  */
 import t from 'tap';
 import type { Db } from '../../core/db/database.js';
 import { createKey } from '../../core/store/keys.js';
+import { NOT_RATED } from '../../core/plugin-api.js';
+import { lighthouseRating, meanRating } from '../../core/rating.js';
 import { createSite } from '../../core/store/sites.js';
-import { startStaticSite } from '../../runners/static-site.js';
 import { buildTestApi } from '../helpers/api.js';
-import { fixtureRoot } from '../helpers/fixture-artifacts.js';
 import { startTestRunner } from '../helpers/runner.js';
+import { testWorld } from '../helpers/world/index.js';
 
 const RUN_WAIT_MS = 120_000;
 
@@ -27,14 +30,15 @@ async function waitForRun(db: Db, runId: number) {
 t.test('orders become results through a real runner', async (t) => {
   const api = await buildTestApi(t, { rateLimitPerMinute: 100_000 });
   const { app, db, registry } = api;
-  const site = await startStaticSite(fixtureRoot('good'));
+  const site = await (await testWorld()).site('kommun.test', { root: 'good', aliases: ['www.kommun.test'] });
   t.teardown(() => site.close());
+  t.equal(site.url, 'https://kommun.test/');
   await db.insertInto('premium_levels').values({ name: 'standard', monthly_quota: 100 }).execute();
   const siteId = await createSite(db, { title: 'God kommun', url: site.url, premiumLevel: 'standard' });
   const key = (await createKey(db, { kind: 'standard', siteIds: [siteId] })).key;
   const headers = { 'api-key': key, 'site-id': String(siteId) };
 
-  await startTestRunner(t, { db, connectionString: api.url, registry, allowOrigins: [new URL(site.url).origin] });
+  await startTestRunner(t, { db, connectionString: api.url, registry, allowOrigins: [site.origin] });
 
   let publicRating = NaN;
   await t.test('POST /retest/ with testnums [30]: the start page is tested and the result is public', async (t) => {
@@ -51,7 +55,15 @@ t.test('orders become results through a real runner', async (t) => {
     t.equal(result.private, false);
     t.equal(result.url, site.url);
     t.equal(result.error, null);
-    t.ok(result.rating >= 1 && result.rating <= 5, `rating ${result.rating} in [1, 5]`);
+    // Rated from the Lighthouse run on the https page: the good fixture's accessibility and SEO
+    // are perfect, it is on https (no is-on-https audit failing), and the overall rating is the
+    // mean of the four category ratings stored with it.
+    const data = result.json_check_data as { scores: Record<string, number>; ratings: Record<string, number>; failing_audits: { id: string }[] };
+    t.strictSame([data.scores.accessibility, data.scores.seo], [1, 1], 'accessibility and SEO: 100');
+    t.strictSame(data.failing_audits.filter((a) => ['is-on-https', 'redirects-http'].includes(a.id)), [], 'https is not found wanting');
+    t.strictSame(data.ratings, Object.fromEntries(Object.entries(data.scores).map(([k, v]) => [k, lighthouseRating(v)])), 'each category rated from its score');
+    t.equal(result.rating, meanRating(Object.values(data.ratings)), `rating ${result.rating}: the mean of the four`);
+    t.equal(result.rating_a11y, 5);
     const latest = await db.selectFrom('latest_results').selectAll().where('site_id', '=', siteId).execute();
     t.strictSame(latest.map((l) => [l.type_of_test, l.result_id]), [[30, result.id]], 'latest_results points at it');
 
@@ -81,10 +93,13 @@ t.test('orders become results through a real runner', async (t) => {
     const run = await waitForRun(db, Number(testId));
     t.strictSame(run, { status: 'done', error: null });
     const results = await db.selectFrom('test_results').selectAll().where('run_id', '=', Number(testId)).execute();
-    t.ok(results.length >= 1, 'the private run stored its results');
-    t.ok(results.every((r) => r.private), 'every result of the run is private');
-    const type30 = results.find((r) => r.type_of_test === 30);
-    t.ok(type30 && type30.rating >= 1 && type30.rating <= 5, 'type 30 rated the page');
+    t.strictSame(results.map((r) => r.type_of_test).sort((a, b) => a - b), registry.select(null).map((p) => p.meta.id), 'every active test type ran on the page');
+    t.strictSame(results.filter((r) => r.error !== null).map((r) => [r.type_of_test, r.error]), [], 'none failed');
+    // Web analytics (101) rates only a page that has some; every other type rated the https page.
+    t.strictSame(results.filter((r) => r.rating === NOT_RATED).map((r) => r.type_of_test), [101], 'every type but web analytics rated it');
+    t.ok(results.every((r) => r.private && r.url === site.url), 'every result of the run is private, of https://kommun.test/');
+    const type30 = results.find((r) => r.type_of_test === 30)!;
+    t.strictSame([type30.rating_a11y, (type30.json_check_data as { scores: Record<string, number> }).scores.accessibility], [5, 1], 'type 30 rated the page');
     const latestAfter = await db.selectFrom('latest_results').select(['type_of_test', 'result_id']).where('site_id', '=', siteId).orderBy('type_of_test').execute();
     t.strictSame(latestAfter, latestBefore, 'latest_results is untouched by the private run');
     const order = await db.selectFrom('orders').select('status').where('id', '=', res.json().order_id).executeTakeFirstOrThrow();

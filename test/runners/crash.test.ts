@@ -2,12 +2,14 @@
  * Crash-proof runs: a runner killed with SIGKILL mid-run has its job picked up by another runner
  * (heartbeats, forceUnlockWorkers) and the run is stored exactly once; its Chromium does not
  * outlive it; a job over its time limit stores nothing from the late attempt; a start ends the
- * Chromium an earlier crash left behind. Real child processes, real Chromium, real PostgreSQL.
+ * Chromium an earlier crash left behind. Real child processes, real Chromium, real PostgreSQL;
+ * the sites are https on port 443 under their names in the test world, and the runner processes
+ * are pointed at it as an operator would configure them (world.env(): its DNS server, the suite's
+ * CA).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -17,15 +19,14 @@ import type { Db } from '../../core/db/database.js';
 import { meta as analyticsMeta } from '../../plugins/analytics/meta.js';
 import { definePlugin } from '../../core/plugin-api.js';
 import { PluginRegistry, loadPlugins } from '../../core/registry.js';
-import { TargetGuard } from '../../core/net/target-guard.js';
 import { createKey } from '../../core/store/keys.js';
 import { queueRun } from '../../core/store/runs.js';
 import { cleanupOrphanedChromium } from '../../runners/browser-pool.js';
-import { startStaticSite } from '../../runners/static-site.js';
 import { startWorker } from '../../runners/worker.js';
 import { buildTestApi } from '../helpers/api.js';
-import { fixtureRoot, testBrowserPool } from '../helpers/fixture-artifacts.js';
+import { fixtureSite, testBrowserPool } from '../helpers/fixture-artifacts.js';
 import { seedLevel, seedSite } from '../helpers/seed.js';
+import { testWorld } from '../helpers/world/index.js';
 
 const BIN = path.join(PROJECT_ROOT, 'bin', 'webperf.js');
 
@@ -77,18 +78,20 @@ t.test('a runner killed mid-run: another runner finishes the run exactly once, a
   // The page's document is held back until the test lets go, so the first runner is surely mid-run.
   let hold = true;
   let held = 0;
-  const site = http.createServer((req, res) => {
-    if (req.url !== '/') {
-      res.writeHead(404).end();
-      return;
-    }
-    const answer = () => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html lang="en"><head><title>Held</title></head><body><main><h1>Held</h1><p>A page.</p></main></body></html>');
-    if (!hold) return answer();
-    held++;
+  const world = await testWorld();
+  const site = await world.site('held.test', {
+    handler: (req, res) => {
+      if (req.url !== '/') {
+        res.writeHead(404).end();
+        return;
+      }
+      const answer = () => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html lang="en"><head><title>Held</title></head><body><main><h1>Held</h1><p>A page.</p></main></body></html>');
+      if (!hold) return answer();
+      held++;
+    },
   });
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()));
-  t.teardown(() => new Promise<void>((r) => { site.closeAllConnections(); site.close(() => r()); }));
-  const siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/`;
+  t.teardown(() => site.close());
+  const siteUrl = site.url;
 
   await seedLevel(db, 'gold', 100);
   const siteId = await seedSite(db, { title: 'Held', url: siteUrl, premiumLevel: 'gold' });
@@ -101,10 +104,11 @@ t.test('a runner killed mid-run: another runner finishes the run exactly once, a
 
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'webperf-crash-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const env = {
-    DATABASE_URL: url, WEBPERF_DATA_DIR: dataDir, WEBPERF_ALLOW_TARGETS: new URL(siteUrl).origin, WEBPERF_DEMO: '0',
+  // The operator allowlists the site's origin; names come from the world's DNS, its CA is trusted.
+  const env = world.env({
+    DATABASE_URL: url, WEBPERF_DATA_DIR: dataDir, WEBPERF_ALLOW_TARGETS: site.origin, WEBPERF_DEMO: '0',
     WEBPERF_HEARTBEAT_MS: '1000', WEBPERF_STALE_AFTER_MS: '5000', WEBPERF_JOB_TIMEOUT_MS: '90000', LOG_LEVEL: 'warn',
-  };
+  });
   const first = await startRunner(env);
   t.teardown(() => first.child.kill('SIGKILL'));
   await until('the first runner loads the page', 60_000, () => held > 0);
@@ -129,7 +133,7 @@ t.test('a runner killed mid-run: another runner finishes the run exactly once, a
   hold = false;
 
   const second = await startWorker({
-    db, connectionString: url, pool: testBrowserPool(), guard: new TargetGuard([new URL(siteUrl).origin]),
+    db, connectionString: url, pool: testBrowserPool(), guard: world.guard([site.origin]),
     registry: await loadPlugins(),
     concurrency: 1, jobTimeoutMs: 90_000, schedule: false, heartbeatMs: 1000, staleAfterMs: 5000,
   });
@@ -140,6 +144,7 @@ t.test('a runner killed mid-run: another runner finishes the run exactly once, a
 
   const results = await db.selectFrom('test_results').selectAll().where('run_id', '=', runId).orderBy('type_of_test').execute();
   t.same(results.map((r) => r.type_of_test), [18, 30], 'exactly one set of results');
+  t.same(results.map((r) => [r.url, r.error]), [[siteUrl, null], [siteUrl, null]], 'both of https://held.test/, without error');
   t.equal(Number((await db.selectFrom('test_results').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n), 2);
   const monthly = await db.selectFrom('monthly_scores').select(['type_of_score', 'score_sum', 'score_count']).where('site_id', '=', siteId).orderBy('type_of_score').execute();
   const expected = ([['kat-a11y', 'rating_a11y'], ['kat-infosec', 'rating_infosec'], ['kat-perf', 'rating_pagespeed'], ['kat-total', 'rating'], ['kat-webstandard', 'rating_webstandard']] as const)
@@ -163,8 +168,7 @@ const round = (v: number) => Math.round(v * 1e5) / 1e5;
 
 t.test('a job over its time limit stores nothing from the late attempt; the retry stores once', async (t) => {
   const { db, url } = await buildTestApi(t);
-  const site = await startStaticSite(fixtureRoot('flawed'));
-  t.teardown(() => site.close());
+  const site = await fixtureSite('flawed');
   const names = analyticsMeta;
   let calls = 0;
   let lateReturned = false;
@@ -186,7 +190,7 @@ t.test('a job over its time limit stores nothing from the late attempt; the retr
   });
   const siteId = await seedSite(db, { title: 'flawed', url: site.url });
   const worker = await startWorker({
-    db, connectionString: url, pool: testBrowserPool(), guard: new TargetGuard([new URL(site.url).origin]),
+    db, connectionString: url, pool: testBrowserPool(), guard: (await testWorld()).guard([site.origin]),
     registry: new PluginRegistry([deafOnce]), concurrency: 1, jobTimeoutMs: 40_000, schedule: false,
   });
   t.teardown(() => worker.stop());
