@@ -154,7 +154,7 @@ export function judgeCsp(input: CspInput): CspJudgement {
   const judged = (checks: Check[]): CspJudgement => ({ checks, source, policies: serialized, frameAncestors: ancestors ?? null });
   // What the Observatory refuses to read is worth fixing even where browsers cope (they use the
   // first of a repeated directive): the policy may not say what its author meant.
-  const invalid = input.observatoryInvalid ? [cspInvalidCheck(input.observatoryInvalid)] : [];
+  const invalid = input.observatoryInvalid ? [cspInvalidCheck(input.observatoryInvalid, input.header?.includes(',') ? input.header : null)] : [];
 
   if (policies.length === 0) {
     const present = input.header !== undefined || (input.meta ?? []).some((m) => m.trim());
@@ -180,12 +180,16 @@ export function judgeCsp(input: CspInput): CspJudgement {
   return judged(checks);
 }
 
-function cspInvalidCheck(reason: InvalidReason): Check {
-  const text = reason.kind === 'repeated-directive' ? STRINGS.cspRepeatedDirective(reason.directive)
+/** `joined`: the header as the Observatory read it, when it holds several policies (a header sent more than once). */
+function cspInvalidCheck(reason: InvalidReason, joined: string | null): Check {
+  const text = joined !== null ? STRINGS.cspRepeatedHeader(joined)
+    : reason.kind === 'repeated-directive' ? STRINGS.cspRepeatedDirective(reason.directive)
     : reason.kind === 'too-short' ? STRINGS.cspInvalid(reason.policy)
       : reason.kind === 'strict-dynamic-without-nonce' ? STRINGS.cspStrictDynamicAlone
         : STRINGS.cspUnreadable(reason.detail);
-  return check('csp-invalid', 'infosec', 'error', text, { reason: reason.kind, ...(reason.kind === 'repeated-directive' ? { directive: reason.directive } : {}) });
+  return check('csp-invalid', 'infosec', 'error', text, {
+    reason: reason.kind, repeated_header: joined !== null, ...(reason.kind === 'repeated-directive' ? { directive: reason.directive } : {}),
+  });
 }
 
 const SEVERITY_ORDER: Record<Severity, number> = { resolved: 0, info: 1, warning: 2, error: 3, critical: 4 };

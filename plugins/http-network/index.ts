@@ -79,6 +79,10 @@
  * - frame-ancestors-not-protecting: frame-ancestors only in a <meta> policy (browsers ignore it
  *   there) or allowing any source is framing-unprotected (error) unless X-Frame-Options protects
  *   (Observatory x-frame-options-implemented-via-csp, +5).
+ * - frame-ancestors-unread: a CSP the Observatory cannot read (csp-header-invalid) hides its
+ *   frame-ancestors from its X-Frame-Options test (x-frame-options-not-implemented, −20);
+ *   browsers apply them all the same, so there is no framing finding: csp-invalid (error) says
+ *   what to fix.
  * - redirect-broken: http://<host>/ answers but a later hop of its route does not:
  *   http-redirect-broken (error); the Observatory, with no last answer, gives
  *   redirection-not-needed-no-http (0).

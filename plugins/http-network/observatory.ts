@@ -79,7 +79,7 @@ export const OBSERVATORY_EXCEPTIONS = ['preload-list', 'tested-page', 'meta-tags
 export const FINDING_EXCEPTIONS = [
   'escalated-to-critical', 'hsts-one-year', 'hsts-include-subdomains', 'hsts-max-age-zero', 'hsts-max-age-unreadable',
   'referrer-policy-missing', 'csp-object-src-none', 'csp-base-uri', 'csp-browser-view', 'x-frame-options-allow-from',
-  'frame-ancestors-not-protecting', 'redirect-broken',
+  'frame-ancestors-not-protecting', 'frame-ancestors-unread', 'redirect-broken',
 ] as const;
 
 /** Score modifiers of the results these tests give (the Observatory's score table). */

@@ -111,6 +111,10 @@ export const STRINGS = {
     sv: `CSP anger ${directive} mer än en gång i samma policy; webbläsare använder den första och bortser från resten, och MDN HTTP Observatory räknar policyn som ogiltig. Samla källorna i ett direktiv.`,
     en: `CSP sets ${directive} more than once in one policy; browsers use the first and ignore the rest, and the MDN HTTP Observatory counts the policy as invalid. Put the sources in one directive.`,
   }),
+  cspRepeatedHeader: (joined: string): ReportText => ({
+    sv: `Content-Security-Policy skickas mer än en gång. Webbläsare verkställer varje policy, men MDN HTTP Observatory läser dem sammanfogade ("${joined.slice(0, 160)}") som en policy, och den går inte att tolka. Skicka policyn i ett huvud.`,
+    en: `Content-Security-Policy is sent more than once. Browsers enforce each policy, but the MDN HTTP Observatory reads them joined ("${joined.slice(0, 160)}") as one policy, which it cannot read. Send the policy in one header.`,
+  }),
   cspStrictDynamicAlone: {
     sv: "CSP har 'strict-dynamic' utan nonce eller hash; webbläsare som förstår det tillåter då inga skript alls, och MDN HTTP Observatory räknar policyn som ogiltig. Lägg till en nonce eller hash.",
     en: "CSP has 'strict-dynamic' without a nonce or hash, so browsers that know it allow no script at all, and the MDN HTTP Observatory counts the policy as invalid. Add a nonce or hash.",

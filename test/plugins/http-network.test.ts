@@ -144,6 +144,8 @@ t.test('judgeCsp: exact findings per policy, as browsers enforce it', async (t) 
 
   const invalid = judgeCsp({ header: "default-src 'self'; default-src *", https: true, observatoryInvalid: { kind: 'repeated-directive', directive: 'default-src' } });
   t.equal(invalid.checks[0].text.en, 'CSP sets default-src more than once in one policy; browsers use the first and ignore the rest, and the MDN HTTP Observatory counts the policy as invalid. Put the sources in one directive.');
+  const joined = judgeCsp({ header: "script-src 'self'; object-src 'none', object-src 'none'", https: true, observatoryInvalid: { kind: 'repeated-directive', directive: 'object-src' } });
+  t.equal(joined.checks[0].text.en, 'Content-Security-Policy is sent more than once. Browsers enforce each policy, but the MDN HTTP Observatory reads them joined ("script-src \'self\'; object-src \'none\', object-src \'none\'") as one policy, which it cannot read. Send the policy in one header.');
   const text = judgeCsp({ header: "script-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'self'", https: true }).checks[0].text;
   t.equal(text.sv, "CSP tillåter 'unsafe-inline' för skript (script-src) utan nonce eller hash; inskjutna skript körs då. Använd nonce eller hash i stället.");
   t.equal(text.en, "CSP allows 'unsafe-inline' for scripts (script-src) without a nonce or hash, so injected scripts run. Use nonces or hashes instead.");
