@@ -117,12 +117,6 @@ export class RobotsCache {
     return hit;
   }
 
-  /** Whether the crawler may fetch `url`; with the reason when it may not. */
-  async check(url: string): Promise<{ allowed: true } | { allowed: false; state: RobotsState }> {
-    const robots = await this.for(url);
-    return robots.allowed(url) ? { allowed: true } : { allowed: false, state: robots.state };
-  }
-
   /** The files read so far, in the order first asked. */
   async all(): Promise<OriginRobots[]> {
     return Promise.all(this.byOrigin.values());
