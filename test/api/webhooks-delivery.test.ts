@@ -1,9 +1,12 @@
 /**
  * Webhook deliveries end to end below the API: results stored the way the runner stores them queue
  * deliveries in the same transaction; graphile-worker runs the real deliver_webhook task against
- * loopback receivers (allowlisted by origin); receivers verify with the standardwebhooks package.
+ * receivers served as real ones are (https://hooks.receiver.test/ on port 443 in a test world of
+ * its own, its certificate from the suite's CA), allowlisted by origin on a guard built as the
+ * service builds it (the world's resolver, the suite's CA trusted); receivers verify with the
+ * standardwebhooks package.
  */
-import http from 'node:http';
+import type http from 'node:http';
 import t from 'tap';
 import { runOnce } from 'graphile-worker';
 import { sql } from 'kysely';
@@ -22,33 +25,35 @@ import { deliverWebhookTask, type DeliverWebhookDeps } from '../../runners/tasks
 import { quietLogger, workerPgPool } from '../../runners/worker-schema.js';
 import { createTestDb } from '../helpers/db.js';
 import { outcome, reportsFor, seedRun, seedSite } from '../helpers/seed.js';
+import { startWorld, type World } from '../helpers/world/index.js';
 
 interface Received {
+  method: string;
   headers: http.IncomingHttpHeaders;
   body: string;
 }
 
-/** A loopback receiver answering each request with the next of `answers` (the last repeats); 'hang' never answers. */
+/**
+ * https://hooks.receiver.test/ in a world of the test's own, answering each request with the next
+ * of `answers` (the last repeats); 'hang' never answers.
+ */
 async function receiver(t: { teardown(fn: () => unknown): void }, answers: (number | 'hang')[]) {
+  const world = await startWorld(t);
   const got: Received[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      const answer = answers[Math.min(got.length - 1, answers.length - 1)];
-      if (answer === 'hang') return;
-      res.writeHead(answer, { 'content-type': 'text/plain' });
-      res.end('ok');
-    });
+  const site = await world.site('hooks.receiver.test', {
+    handler: (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        got.push({ method: req.method ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        const answer = answers[Math.min(got.length - 1, answers.length - 1)];
+        if (answer === 'hang') return;
+        res.writeHead(answer, { 'content-type': 'text/plain' });
+        res.end('ok');
+      });
+    },
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  t.teardown(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  return { got, origin, url: `${origin}/hooks/webperf` };
+  return { world, got, origin: site.origin, address: site.address, url: `${site.origin}/hooks/webperf` };
 }
 
 /** Runs the worker until no delivery job is due (retries are made due at once by the test's schedule). */
@@ -83,11 +88,13 @@ async function arrange(t: { teardown(fn: () => unknown): void }, threshold: numb
   const siteId = await seedSite(db, { title: 'Kommun', url: 'https://kommun.example/' });
   const rx = await receiver(t, answers);
   const { secret } = await setWebhook(db, { siteId, url: rx.url, threshold, itemUri: `http://webperf.test/item/${siteId}`, apiVersion: '0.1' });
-  return { db, url, siteId, rx, secret, guard: new TargetGuard([rx.origin]) };
+  // The operator allowlists the receiver's origin (WEBPERF_ALLOW_TARGETS); the world's DNS and CA as configured.
+  return { db, url, siteId, rx, secret, guard: rx.world.guard([rx.origin]) };
 }
 
 t.test('a receiver that fails twice then succeeds gets the exact payload three times, signed, with one stable webhook-id', async (t) => {
   const { db, url, siteId, rx, secret, guard } = await arrange(t, null, [500, 503, 200]);
+  t.equal(rx.url, 'https://hooks.receiver.test/hooks/webperf');
   const testDate = new Date('2026-11-20T08:15:30.123Z');
   const { resultIds } = await seedRun(db, siteId, {
     url: 'https://kommun.example/',
@@ -264,20 +271,43 @@ t.test('during a rotation both secrets sign for 24 hours, then only the new one'
 
 t.test('connect time: the guard refuses a name that resolves to a blocked address, and a literal one, before any connection', async (t) => {
   const { db, url, siteId, rx } = await arrange(t);
-  const port = new URL(rx.origin).port;
-  // localhost resolves (via the system resolver's hosts file) to loopback: as a rebinding name would.
-  await db.updateTable('webhooks').set({ url: `http://localhost:${port}/hook` }).execute();
+  // The world's resolver, nothing allowlisted: the receiver's name resolves to loopback, as a
+  // rebinding name would. The address was fine when set, not now.
+  const strict = rx.world.guard([]);
   await seedRun(db, siteId, { url: 'https://kommun.example/', outcomes: [outcome(7, 4)] });
-  // The worker's guard allowlists nothing: the address was fine when set, not now.
-  await drain(db, url, { guard: new TargetGuard(), webhookRetryDelayMs: () => null });
-  await db.updateTable('webhooks').set({ url: `${rx.origin}/hook` }).execute();
+  await drain(db, url, { guard: strict, webhookRetryDelayMs: () => null });
+  await db.updateTable('webhooks').set({ url: `https://${rx.address}/hooks/webperf` }).execute();
   await seedRun(db, siteId, { url: 'https://kommun.example/', outcomes: [outcome(7, 4)] });
-  await drain(db, url, { guard: new TargetGuard(), webhookRetryDelayMs: () => null });
+  await drain(db, url, { guard: strict, webhookRetryDelayMs: () => null });
+  // A name of the world that resolves to a private address, with loopback allowlisted.
+  rx.world.record('hooks.intranet.test', { A: ['10.0.0.5'] });
+  await db.updateTable('webhooks').set({ url: 'https://hooks.intranet.test/hooks/webperf' }).execute();
+  await seedRun(db, siteId, { url: 'https://kommun.example/', outcomes: [outcome(7, 4)] });
+  await drain(db, url, { guard: rx.world.guard(), webhookRetryDelayMs: () => null });
   t.equal(rx.got.length, 0, 'nothing reached the receiver');
   const rows = await db.selectFrom('webhook_deliveries').selectAll().orderBy('id').execute();
-  t.same(rows.map((r) => r.status), ['failed', 'failed']);
-  t.equal(rows[0].last_error, 'The host localhost is an internal name, which is not allowed as a test target');
-  t.equal(rows[1].last_error, 'The address 127.0.0.1 resolves to 127.0.0.1, which is not allowed as a test target');
+  t.same(rows.map((r) => r.status), ['failed', 'failed', 'failed']);
+  t.same(rows.map((r) => r.last_error), [
+    `The address hooks.receiver.test resolves to ${rx.address}, which is not allowed as a test target`,
+    `The address ${rx.address} resolves to ${rx.address}, which is not allowed as a test target`,
+    'The address hooks.intranet.test resolves to 10.0.0.5, which is not allowed as a test target',
+  ]);
+});
+
+t.test('https: a delivering guard without the suite\'s CA refuses the receiver\'s certificate; with it, the delivery arrives', async (t) => {
+  const { db, url, siteId, rx, guard } = await arrange(t);
+  await seedRun(db, siteId, { url: 'https://kommun.example/', outcomes: [outcome(7, 4)] });
+  // The same resolver and allowlist, no extra CA: what a service without WEBPERF_EXTRA_CA_CERTS has.
+  await drain(db, url, { guard: new TargetGuard([rx.origin], { resolver: rx.world.resolver }), webhookRetryDelayMs: () => null });
+  t.equal(rx.got.length, 0, 'no request was sent over a connection not trusted');
+  await seedRun(db, siteId, { url: 'https://kommun.example/', outcomes: [outcome(7, 3)] });
+  await drain(db, url, { guard, webhookRetryDelayMs: () => null });
+  t.same(rx.got.map((r) => [r.method, JSON.parse(r.body).data.rating]), [['POST', 3]], 'with the CA trusted, the second delivery arrived');
+  const rows = await db.selectFrom('webhook_deliveries').select(['status', 'response_status', 'last_error']).orderBy('id').execute();
+  t.same(rows, [
+    { status: 'failed', response_status: null, last_error: 'self-signed certificate in certificate chain' },
+    { status: 'delivered', response_status: 204, last_error: null },
+  ]);
 });
 
 t.test('a redirect is not followed: 3xx is a failed attempt', async (t) => {
