@@ -1,21 +1,27 @@
 /**
- * A loopback site whose start page can be held back: while held, requests for `/` get no answer,
- * so a browser that loads it is surely mid-load when the test kills it or its runner.
+ * A fixture site whose start page can be held back: while held, requests for `/` get no answer,
+ * so a browser that loads it is surely mid-load when the test kills it or its runner. It is a
+ * host of a test world (test/helpers/world): `https://<name>/` on port 443 under a name the
+ * world's DNS server answers, HTTP/2 by ALPN, a certificate from the suite's CA.
  *
  * With `delayMs`, it is instead a slow origin: every load of `/` is answered after that fixed
  * delay (the time a slow or far-away server takes), and the site counts how many loads it was
  * answering at once, which shows whether several runners really load pages side by side.
  */
-import http from 'node:http';
+import type { ServerResponse } from 'node:http';
+import type { World } from '../test/helpers/world/index.js';
 
 const PAGE = '<!doctype html><html lang="en"><head><title>Held</title></head><body><main><h1>Held</h1><p>A page.</p></main></body></html>';
 
 export interface HeldSiteOptions {
   /** Answer every load of `/` after this many milliseconds; the site starts released. */
   delayMs?: number;
+  /** Its host name in the world (default `held.test`). */
+  name?: string;
 }
 
 export interface HeldSite {
+  /** `https://<name>/`. */
   url: string;
   /** How many times `/` was requested. */
   readonly requests: number;
@@ -31,32 +37,37 @@ export interface HeldSite {
 }
 
 /** Held from the start, unless `delayMs` is given (then it answers every load after the delay). */
-export async function startHeldSite(options: HeldSiteOptions = {}): Promise<HeldSite> {
+export async function startHeldSite(world: World, options: HeldSiteOptions = {}): Promise<HeldSite> {
   const delayMs = options.delayMs ?? 0;
   let holding = options.delayMs === undefined;
   let requests = 0;
   let atOnce = 0;
   let mostAtOnce = 0;
-  const waiting: http.ServerResponse[] = [];
-  const answer = (res: http.ServerResponse) => {
-    if (!res.destroyed) res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE);
+  const waiting: ServerResponse[] = [];
+  // Answers over HTTP/2 (node:http2's compatibility API) and HTTP/1.1 alike; an answer whose
+  // stream the browser has closed meanwhile is not written.
+  const closed = new WeakSet<ServerResponse>();
+  const answer = (res: ServerResponse) => {
+    if (!closed.has(res)) res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE);
   };
-  const server = http.createServer((req, res) => {
-    if (req.url !== '/') return void res.writeHead(404).end();
-    requests++;
-    if (holding) return void waiting.push(res);
-    if (delayMs <= 0) return answer(res);
-    mostAtOnce = Math.max(mostAtOnce, ++atOnce);
-    const timer = setTimeout(() => answer(res), delayMs);
-    // Counted until answered or dropped by the browser, whichever comes first.
-    res.once('close', () => {
-      clearTimeout(timer);
-      atOnce--;
-    });
+  const site = await world.site(options.name ?? 'held.test', {
+    handler: (req, res) => {
+      if (req.url !== '/') return void res.writeHead(404).end();
+      requests++;
+      res.once('close', () => closed.add(res));
+      if (holding) return void waiting.push(res);
+      if (delayMs <= 0) return answer(res);
+      mostAtOnce = Math.max(mostAtOnce, ++atOnce);
+      const timer = setTimeout(() => answer(res), delayMs);
+      // Counted until answered or dropped by the browser, whichever comes first.
+      res.once('close', () => {
+        clearTimeout(timer);
+        atOnce--;
+      });
+    },
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`,
+    url: site.url,
     get requests() { return requests; },
     get mostAtOnce() { return mostAtOnce; },
     resetMostAtOnce() { mostAtOnce = atOnce; },
@@ -65,6 +76,6 @@ export async function startHeldSite(options: HeldSiteOptions = {}): Promise<Held
       holding = false;
       for (const res of waiting.splice(0)) res.destroy();
     },
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () => site.close(),
   };
 }

@@ -4,9 +4,11 @@
  * load held, faults survived, bad inputs tried, data lost (must be 0). RELIABILITY.md holds the
  * table of the last full run with the command that produced it. Exits 1 when any goal failed.
  */
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createTestCa } from '../test/helpers/world/ca.js';
 import type { ChaosRow, ChaosScenario } from './scenario.js';
 
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'scenarios');
@@ -30,6 +32,24 @@ export function formatTable(rows: ChaosRow[]): string {
     `| ${head.map(() => '---').join(' | ')} |`,
     ...body.map((cells) => `| ${cells.map(esc).join(' | ')} |`),
   ].join('\n');
+}
+
+/**
+ * The scenarios' fixture sites live in test worlds (test/helpers/world): https on port 443 with
+ * certificates from one CA, made here for the whole run as `npm test` makes it (every world, and
+ * every service process pointed at one through world.env(), trusts it). Removed at the end.
+ */
+async function withTestCa<T>(fn: () => Promise<T>): Promise<T> {
+  if (process.env.WEBPERF_TEST_CA_DIR) return fn();
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'webperf-chaos-ca-'));
+  try {
+    await createTestCa(dir);
+    process.env.WEBPERF_TEST_CA_DIR = dir;
+    return await fn();
+  } finally {
+    delete process.env.WEBPERF_TEST_CA_DIR;
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 async function main(): Promise<number> {
@@ -60,5 +80,5 @@ async function main(): Promise<number> {
 }
 
 if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
-  process.exit(await main());
+  process.exit(await withTestCa(main));
 }

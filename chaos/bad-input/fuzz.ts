@@ -45,6 +45,8 @@ export interface FuzzWorld {
   keys: Record<Exclude<KeyKind, 'none' | 'invalid' | 'session'>, string>;
   /** A site every valid key but `other-site` reaches. */
   siteId: number;
+  /** Its address (https://fuzz.test/): the valid value of every `url` and `urls`. */
+  siteUrl: string;
   /** A site only the other-site, agency and admin keys reach. */
   otherSiteId: number;
   /** A test type id that exists. */
@@ -198,7 +200,7 @@ function validValue(name: string, world: FuzzWorld): string {
     case 'folder': return 'audit_20260101T000000Z';
     case 'file': return 'audit.csv';
     case 'content': return 'Det här är en kort text. Den har två meningar.';
-    case 'urls': case 'url': return 'http://127.0.0.1:9/';
+    case 'urls': case 'url': return world.siteUrl;
     case 'threshold': return '2';
     case 'kind': return 'retest';
     case 'label': return 'fuzz key';

@@ -1,8 +1,9 @@
 /**
  * One whole bad-input run, shared by the chaos scenario (chaos/scenarios/input-fuzz.ts) and the CI
  * test (test/chaos/fuzz.test.ts): the real API in its own process with the rate limit raised, a
- * seeded world, the routes from its /openapi.json and route table, a warm-up, the fuzz (in one or
- * more rounds, each with its own seed), and the health and memory of the process afterwards.
+ * seeded world (its two sites served on https, world.ts), the routes from its /openapi.json and
+ * route table, a warm-up, the fuzz (in one or more rounds, each with its own seed), and the health
+ * and memory of the process afterwards.
  *
  * Memory is compared at rest: after `restMs` without requests and a full GC. Right after a burst
  * V8 still holds the heap it grew to and gives it back some seconds later (its memory reducer):
@@ -11,7 +12,7 @@
 import { createDb } from '../../core/db/database.js';
 import { fuzzTargets, runFuzz, type FuzzReport, type FuzzTarget } from './fuzz.js';
 import { startApiProcess, type Memory } from './service-process.js';
-import { getJson, seedWorld } from './world.js';
+import { getJson, seedWorld, serveFuzzSites } from './world.js';
 
 /** Memory may grow this much over the run and still count as back where it started. */
 export const MEMORY_SLACK = { heapUsed: 32 * 1024 * 1024, rss: 96 * 1024 * 1024 };
@@ -52,12 +53,16 @@ export async function runInputFuzz(options: { databaseUrl: string; perCell: numb
   const log = options.log ?? (() => {});
   const rest = () => new Promise((resolve) => setTimeout(resolve, options.restMs ?? 0));
   // Raised so that the fuzz measures the routes, not the limiter (its own test shows it holds).
-  const api = await startApiProcess(options.databaseUrl, { WEBPERF_RATE_LIMIT: '1000000000' });
+  const sites = await serveFuzzSites();
+  const api = await startApiProcess(options.databaseUrl, { WEBPERF_RATE_LIMIT: '1000000000', ...sites.env }).catch(async (err: unknown) => {
+    await sites.close();
+    throw err;
+  });
   const db = createDb(options.databaseUrl, { max: 2 });
   try {
     const tests = await getJson<{ tests: { id: number; active: boolean }[] }>(`${api.url}/v1/tests`);
     const testTypeId = (tests.tests.find((t) => t.active) ?? tests.tests[0]).id;
-    const world = await seedWorld(db, api.port, testTypeId);
+    const world = await seedWorld(db, api.port, testTypeId, sites);
     const openapi = await getJson<{ paths: Record<string, Record<string, object>> }>(`${api.url}/openapi.json`);
     const targets = fuzzTargets(openapi, api.routes);
     log(`${targets.length} routes (${targets.filter((t) => t.documented).length} in /openapi.json), API pid ${api.pid}`);
@@ -99,5 +104,6 @@ export async function runInputFuzz(options: { databaseUrl: string; perCell: numb
   } finally {
     await db.destroy();
     await api.stop();
+    await sites.close();
   }
 }

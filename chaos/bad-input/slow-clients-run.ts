@@ -8,7 +8,7 @@
 import { createDb } from '../../core/db/database.js';
 import { measure, openSlow, sendOversize, SLOW_KINDS, type Latency, type OversizeEnd, type SlowConnection, type SlowEnd, type SlowKind } from './slow-clients.js';
 import { startApiProcess } from './service-process.js';
-import { getJson, seedWorld } from './world.js';
+import { getJson, seedWorld, serveFuzzSites } from './world.js';
 
 export interface SlowClientsResult {
   baseline: Latency;
@@ -36,10 +36,14 @@ export async function runSlowClients(options: {
   log?: (line: string) => void;
 }): Promise<SlowClientsResult> {
   const log = options.log ?? (() => {});
-  const api = await startApiProcess(options.databaseUrl, { WEBPERF_RATE_LIMIT: '1000000000', ...options.env });
+  const sites = await serveFuzzSites();
+  const api = await startApiProcess(options.databaseUrl, { WEBPERF_RATE_LIMIT: '1000000000', ...sites.env, ...options.env }).catch(async (err: unknown) => {
+    await sites.close();
+    throw err;
+  });
   const db = createDb(options.databaseUrl, { max: 2 });
   try {
-    const world = await seedWorld(db, api.port, 1);
+    const world = await seedWorld(db, api.port, 1, sites);
     // Normal requests: health, open data and premium reads (each premium one reads the key and the database).
     const paths = ['/health', `/item/${world.siteId}`, '/categories/', `/stats/${world.siteId}`];
     const normal = { headers: { 'api-key': world.keys.standard, 'site-id': String(world.siteId) } };
@@ -104,5 +108,6 @@ export async function runSlowClients(options: {
   } finally {
     await db.destroy();
     await api.stop();
+    await sites.close();
   }
 }

@@ -2,6 +2,13 @@
  * The world the bad-input runs play in: two sites, one key of every kind and a portal user,
  * created through the store (as the operator commands create them); the user signs in through
  * the portal's own form, as a browser does. The description is fetched from the running API.
+ *
+ * The two sites are served as real ones are (serveFuzzSites): https://fuzz.test/ and
+ * https://other.fuzz.test/ on port 443, hosts of a test world (test/helpers/world) whose DNS
+ * server the API is pointed at (WEBPERF_DNS_SERVERS), so that every name the fuzz makes the
+ * service look at is answered on loopback and never by the system's resolver. The API allowlists
+ * exactly those two origins: a well-formed webhook address reaches its receiver (a test event is
+ * delivered), and the hostile addresses the fuzz sends (loopback, metadata) stay refused.
  */
 import { randomBytes } from 'node:crypto';
 import { Signer } from '@fastify/cookie';
@@ -10,16 +17,43 @@ import type { Db } from '../../core/db/database.js';
 import { createKey, revokeKey } from '../../core/store/keys.js';
 import { createSite, getSetting } from '../../core/store/sites.js';
 import { createUser, readSession, setPassword, writeSession } from '../../core/store/users.js';
+import { startWorld } from '../../test/helpers/world/index.js';
 import type { FuzzWorld } from './fuzz.js';
 
 /** Spare sessions for the requests that end theirs (sign-out): more than a chaos run sends. */
 const SPARE_SESSIONS = 64;
 
+/** The two sites of the seeded world, served; `env` points the API at them. */
+export interface FuzzSites {
+  siteUrl: string;
+  otherSiteUrl: string;
+  /** WEBPERF_DNS_SERVERS and WEBPERF_EXTRA_CA_CERTS of their world; WEBPERF_ALLOW_TARGETS their two origins. */
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** Serves the two sites in a test world of their own. */
+export async function serveFuzzSites(): Promise<FuzzSites> {
+  const world = await startWorld();
+  try {
+    const site = await world.site('fuzz.test');
+    const other = await world.site('other.fuzz.test');
+    return {
+      siteUrl: site.url,
+      otherSiteUrl: other.url,
+      env: world.env({ WEBPERF_ALLOW_TARGETS: [site.origin, other.origin].join(',') }),
+      close: () => world.close(),
+    };
+  } catch (err) {
+    await world.close();
+    throw err;
+  }
+}
+
 /** Seeds sites and keys; `port` is the API's. */
-export async function seedWorld(db: Db, port: number, testTypeId: number): Promise<FuzzWorld> {
-  // IP-literal addresses: nothing the fuzzer makes the service look at resolves a name.
-  const siteId = await createSite(db, { title: 'Fuzz site', url: 'http://127.0.0.1:9/', monthlyQuota: 1_000_000 });
-  const otherSiteId = await createSite(db, { title: 'Other site', url: 'http://127.0.0.2:9/', monthlyQuota: 1_000_000 });
+export async function seedWorld(db: Db, port: number, testTypeId: number, sites: Pick<FuzzSites, 'siteUrl' | 'otherSiteUrl'>): Promise<FuzzWorld> {
+  const siteId = await createSite(db, { title: 'Fuzz site', url: sites.siteUrl, monthlyQuota: 1_000_000 });
+  const otherSiteId = await createSite(db, { title: 'Other site', url: sites.otherSiteUrl, monthlyQuota: 1_000_000 });
   const standard = await createKey(db, { kind: 'standard', siteIds: [siteId], label: 'fuzz standard' });
   const other = await createKey(db, { kind: 'standard', siteIds: [otherSiteId], label: 'fuzz other site' });
   const agency = await createKey(db, { kind: 'agency', siteIds: [siteId, otherSiteId], label: 'fuzz agency' });
@@ -34,6 +68,7 @@ export async function seedWorld(db: Db, port: number, testTypeId: number): Promi
   return {
     port,
     siteId,
+    siteUrl: sites.siteUrl,
     otherSiteId,
     testTypeId,
     keys: { standard: standard.key, 'other-site': other.key, agency: agency.key, admin: admin.key, revoked: revoked.key },

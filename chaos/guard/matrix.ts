@@ -3,10 +3,19 @@
  * address form an attacker might hand it. Shared by the tests (test/chaos/guard-*.test.ts) and the
  * chaos scenario (chaos/scenarios/guard-matrix.ts), so both run the same cases.
  *
- * Names resolve through a test resolver (no DNS); literal loopback forms point at counting
- * listeners on 127.0.0.1 and ::1, which must accept no connection; every other address is kept
- * off the wire by the loopback fence (fence.ts), which records the attempt. A case holds when the
- * path refuses it and nothing was connected: the guard refused before any connection opened.
+ * The forms' names resolve through a test resolver of the matrix's own (the hostile answers: a
+ * name to loopback, to a private or metadata address, rebinding); literal loopback forms point at
+ * counting listeners on 127.0.0.1 and ::1 (plain http on a high port: they stand for internal
+ * services that must never be reached), which must accept no connection; every other address is
+ * kept off the wire by the loopback fence (fence.ts), which records the attempt. A case holds
+ * when the path refuses it and nothing was connected: the guard refused before any connection
+ * opened.
+ *
+ * The allowlisted site whose pages are loaded (the start of redirects, robots.txt, sitemaps, the
+ * page that points at every form) is served as a real one is: https://site.matrix.test/ on port
+ * 443, a host of a test world (test/helpers/world), its name answered by the world's DNS server
+ * (the test resolver passes every name that is not a form's to it), its certificate from the
+ * suite's CA, which the guards and the browser trust.
  */
 import http from 'node:http';
 import type net from 'node:net';
@@ -20,6 +29,7 @@ import { readSitemaps } from '../../core/net/sitemap.js';
 import { TargetGuard, type ResolvedAddress, type Resolver } from '../../core/net/target-guard.js';
 import type { ProbeResponse, Probes } from '../../core/plugin-api.js';
 import { sendWebhook } from '../../core/webhooks/send.js';
+import { startWorld } from '../../test/helpers/world/index.js';
 import { installLoopbackFence, type Fence } from './fence.js';
 
 /** One way of writing an address that must be refused. */
@@ -89,12 +99,16 @@ export interface CaseResult {
   detail: string;
 }
 
-/** The test resolver: each form's name maps to its answers; rebinding answers public once. */
-export function testResolver(): Resolver {
+/**
+ * The test resolver: each form's name maps to its answers; rebinding answers public once. Every
+ * other name is asked of `others` (the arena's world), or not found.
+ */
+export function testResolver(others?: Resolver): Resolver {
   const asked = new Map<string, number>();
   return async (hostname) => {
     const name = hostname.toLowerCase().replace(/\.$/, '');
     const form = FORMS.find((f) => f.answers && f.host === name);
+    if (!form && others) return others(hostname);
     if (!form) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
     const n = (asked.get(name) ?? 0) + 1;
     asked.set(name, n);
@@ -124,15 +138,22 @@ async function counting(host: string): Promise<Counter> {
 
 /** The loopback world the cases run in: counting listeners, an allowlisted site, the fence. */
 export interface Arena {
-  /** The allowlisted site's origin (http://127.0.0.1:port). */
+  /** The allowlisted site's origin (https://site.matrix.test, port 443). */
   site: string;
-  /** A case's target address: the form's host, a counting listener's port, a path naming the case. */
-  target(form: AddressForm, path: string): string;
+  /** Chromium's flags for the matrix: MATRIX_BROWSER_ARGS, and trust in the suite's CA (as the guard's). */
+  browserArgs: readonly string[];
+  /**
+   * A case's target address: the form's host, a counting listener's port, a path naming the case.
+   * `https` for the addresses the https page names itself: Chromium blocks an https page's http
+   * subresources and frames as mixed content before the guard would see them (a listener counts
+   * the TCP connection whatever the scheme).
+   */
+  target(form: AddressForm, path: string, scheme?: 'http' | 'https'): string;
   /** Connections and requests so far (both listeners) and attempts the fence stopped. */
   connections(): number;
   /** What the site's robots.txt lists as its sitemap (set per case). */
   robotsSitemap: string;
-  /** A fresh guard that allowlists only the site, with a fresh test resolver. */
+  /** A fresh guard that allowlists only the site, with a fresh test resolver and the world's trust. */
   guard(): TargetGuard;
   /** The control: guards also allowlist loopback, so the same paths do connect. */
   permissive: boolean;
@@ -147,9 +168,10 @@ export async function openArena(): Promise<Arena> {
   const fence: Fence = installLoopbackFence();
   const v4 = await counting('127.0.0.1');
   const v6 = await counting('::1');
+  const world = await startWorld();
   const arena: Partial<Arena> & { robotsSitemap: string; permissive: boolean } = { robotsSitemap: '', permissive: false };
-  const site = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://site');
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'https://site');
     const to = url.searchParams.get('to') ?? '';
     if (url.pathname === '/go') return void res.writeHead(302, { location: to }).end();
     if (url.pathname === '/index.xml') {
@@ -167,22 +189,24 @@ export async function openArena(): Promise<Arena> {
     }
     res.writeHead(200, { 'content-type': 'text/html' });
     res.end('<!doctype html><html lang="en"><title>Site</title><p>Site</p></html>');
-  });
+  };
   let pageHtml: (() => string) | null = null;
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()));
-  const origin = `http://127.0.0.1:${(site.address() as net.AddressInfo).port}`;
+  const site = await world.site('site.matrix.test', { handler });
+  const origin = site.origin;
   return Object.assign(arena, {
     site: origin,
-    target: (form: AddressForm, path: string) => `http://${form.host}:${form.listener === 'v4' ? v4.port : v6.port}/${slug(path)}/${slug(form.id)}`,
+    browserArgs: [...MATRIX_BROWSER_ARGS, ...world.trust.chromiumArgs],
+    target: (form: AddressForm, path: string, scheme = 'http') => `${scheme}://${form.host}:${form.listener === 'v4' ? v4.port : v6.port}/${slug(path)}/${slug(form.id)}`,
     // New sockets and requests both count: a kept-alive socket carries a request without a new connection.
     connections: () => v4.connections + v6.connections + v4.paths.length + v6.paths.length + fence.attempts.length,
-    guard: () => new TargetGuard(arena.permissive ? [origin, '127.0.0.0/8', '::1/128'] : [origin], { resolver: testResolver() }),
+    guard: () => new TargetGuard(arena.permissive ? [origin, '127.0.0.0/8', '::1/128'] : [origin], { resolver: testResolver(world.resolver), trust: world.trust }),
     close: async () => {
       fence.remove();
-      for (const s of [v4.server, v6.server, site]) {
+      for (const s of [v4.server, v6.server]) {
         s.closeAllConnections();
         await new Promise<void>((r) => s.close(() => r()));
       }
+      await world.close();
     },
     setPage: (fn: () => string) => {
       pageHtml = fn;
@@ -233,7 +257,9 @@ export function nodePaths(putWebhook?: (url: string) => Promise<{ statusCode: nu
         .catch((err: Error) => ({ pages: [{ status: 'not crawled', error: err.message }], sitemaps: [] }));
       const page = result.pages[0];
       const asked = [...probes.answers.values()];
-      const refused = visits === 0 && page?.status === 'failed' && REFUSAL.test(page.error ?? '') && asked.length >= 3 && asked.every((r) => r.status === 0 && REFUSAL.test(r.error ?? ''));
+      // robots.txt is asked first; a crawler that could not fetch it asks nothing more of the
+      // origin (RFC 9309 2.3.1.4), one that goes on asks the sitemaps and the page: all refused.
+      const refused = visits === 0 && page?.status === 'failed' && REFUSAL.test(page.error ?? '') && asked.length >= 1 && asked.every((r) => r.status === 0 && REFUSAL.test(r.error ?? ''));
       return { refused, detail: `${asked.length} fetches refused; page ${page?.status}: ${page?.error}` };
     },
     'robots.txt Sitemap: line': async (arena, target) => {
@@ -292,8 +318,8 @@ const IN_PAGE = ['subresource img', 'iframe', 'fetch() from the page', 'redirect
 
 function pageFor(arena: Arena, forms: AddressForm[], withSourceMaps: boolean): string {
   const parts = forms.map((f) => {
-    const [img, iframe, fetchUrl, redirected] = IN_PAGE.map((k) => arena.target(f, k));
-    const map = arena.target(f, 'Lighthouse source-map fetch');
+    const [img, iframe, fetchUrl, redirected] = IN_PAGE.map((k) => arena.target(f, k, 'https'));
+    const map = arena.target(f, 'Lighthouse source-map fetch', 'https');
     return `<img src="${img}" alt=""><iframe src="${iframe}" title="a"></iframe>
       <iframe src="${arena.site}/go?to=${encodeURIComponent(redirected)}" title="b"></iframe>
       <script>fetch(${JSON.stringify(fetchUrl)}).catch(() => {})</script>

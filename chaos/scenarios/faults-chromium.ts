@@ -18,13 +18,14 @@ const scenario: ChaosScenario = {
   name: 'faults-chromium',
   budgetMs: 30 * 60_000,
   async run({ signal, log }) {
-    const site = await startHeldSite();
-    const siteUrl = site.url;
     const inst = await install();
     let runner: WebperfProcess | null = null;
     try {
+      // https://held.test/ in the installation's world, beside its fixture site.
+      const site = await startHeldSite(inst.world);
+      const siteUrl = site.url;
       const { db } = inst;
-      runner = await spawnWebperf('runner', { ...inst.runnerEnv, WEBPERF_ALLOW_TARGETS: new URL(siteUrl).origin });
+      runner = await spawnWebperf('runner', inst.runnerEnv);
       const note = () => (JSON.parse(readFileSync(path.join(inst.dataDir, 'chromium', `${runner!.pid}.json`), 'utf8')) as { chromium: number }).chromium;
       const recoveries: number[] = [];
       const browsers = new Set<number>();
@@ -58,7 +59,6 @@ const scenario: ChaosScenario = {
     } finally {
       if (runner) await stopProcess(runner, 10_000);
       await inst.close();
-      await site.close();
     }
   },
 };

@@ -1,6 +1,7 @@
 /**
  * Runner faults and scale-out, with real processes: a `webperf api` that owns its embedded
- * PostgreSQL, `webperf runner` processes against it, and a loopback fixture site.
+ * PostgreSQL, `webperf runner` processes against it, and a fixture site of a test world
+ * (https://kommun.test/ on port 443, chaos/installation.ts).
  *
  * 1. A batch of orders (re-tests, one-off tests, an audit) while runners are killed with SIGKILL
  *    again and again (each killed runner is replaced): every run ends done exactly once, every
@@ -23,7 +24,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import type { Db } from '../../core/db/database.js';
-import { startHeldSite } from '../held-site.js';
+import { startWorld } from '../../test/helpers/world/index.js';
+import { startHeldSite, type HeldSite } from '../held-site.js';
 import { install, type Installation } from '../installation.js';
 import { spawnWebperf, stopProcess, timedFetch, until, type WebperfProcess } from '../processes.js';
 import type { ChaosRow, ChaosScenario } from '../scenario.js';
@@ -144,11 +146,17 @@ async function allRunsEnded(inst: Installation, what: string, signal: AbortSigna
  * runner pays once.
  */
 async function scaleOnce(kind: ScaleKind, count: number, signal: AbortSignal, log: (line: string) => void): Promise<ScaleResult> {
-  const site = kind.delayMs === undefined ? null : await startHeldSite({ delayMs: kind.delayMs });
-  const inst = await install(site ? { siteUrl: site.url } : {}).catch(async (err: unknown) => {
-    await site?.close();
+  // The slow site is served in a world of this batch's own, which the installation is pointed at.
+  const world = kind.delayMs === undefined ? null : await startWorld();
+  let site: HeldSite | null = null;
+  let inst: Installation;
+  try {
+    site = world ? await startHeldSite(world, { delayMs: kind.delayMs }) : null;
+    inst = await install(world && site ? { world, siteUrl: site.url } : {});
+  } catch (err) {
+    await world?.close();
     throw err;
-  });
+  }
   const runners: WebperfProcess[] = [];
   try {
     // The default heartbeat settings, not the installation's short ones (made for quick recovery
@@ -191,7 +199,7 @@ async function scaleOnce(kind: ScaleKind, count: number, signal: AbortSignal, lo
   } finally {
     for (const r of runners) await stopProcess(r, 10_000);
     await inst.close();
-    await site?.close();
+    await world?.close();
   }
 }
 

@@ -20,7 +20,7 @@ import { createKey } from '../../core/store/keys.js';
 import { createSite } from '../../core/store/sites.js';
 import { CHROMIUM_ARGS } from '../../runners/browser-pool.js';
 import { VERSION } from '../../runners/service.js';
-import { MATRIX_BROWSER_ARGS, held, nodePaths, openArena, runBrowserMatrix, runNodeMatrix, type CaseResult } from '../guard/matrix.js';
+import { held, nodePaths, openArena, runBrowserMatrix, runNodeMatrix, type CaseResult } from '../guard/matrix.js';
 import type { ChaosRow, ChaosScenario } from '../scenario.js';
 
 function rows(results: CaseResult[]): ChaosRow[] {
@@ -68,7 +68,7 @@ const scenario: ChaosScenario = {
       const results = await runNodeMatrix(arena, nodePaths(putWebhook), signal);
       log(`${results.filter(held).length} / ${results.length} held`);
       log('Chromium paths (one browser; a Lighthouse gather at the end)');
-      const browser = await puppeteer.launch({ executablePath: chromium, headless: true, pipe: true, args: [...CHROMIUM_ARGS, ...MATRIX_BROWSER_ARGS] });
+      const browser = await puppeteer.launch({ executablePath: chromium, headless: true, pipe: true, args: [...CHROMIUM_ARGS, ...arena.browserArgs] });
       stops.unshift(() => browser.close());
       const inBrowser = await runBrowserMatrix(arena, browser, { full: true, signal });
       log(`${inBrowser.filter(held).length} / ${inBrowser.length} held`);

@@ -1,5 +1,6 @@
 /**
- * Chromium killed (SIGKILL) mid-gather under a `webperf runner` (a real child process): the runner
+ * Chromium killed (SIGKILL) mid-gather under a `webperf runner` (a real child process) loading
+ * https://held.test/ (a host of a test world, chaos/held-site.ts) through its guard: the runner
  * survives (Lighthouse's unhandled Page.navigate rejection does not end it), the attempt fails,
  * the job is retried, the browser pool launches a new Chromium, and the run is stored exactly once.
  */
@@ -13,21 +14,21 @@ import { queueRun } from '../../core/store/runs.js';
 import { running, spawnWebperf, stopProcess, until } from '../../chaos/processes.js';
 import { createTestDb } from '../helpers/db.js';
 import { seedSite } from '../helpers/seed.js';
+import { startWorld } from '../helpers/world/index.js';
 
 t.test('Chromium killed mid-gather: the runner survives, the job is retried on a relaunched browser and stores its run once', async (t) => {
   const { db, url } = await createTestDb(t);
-  const site = await startHeldSite();
-  t.teardown(() => site.close());
+  const world = await startWorld(t);
+  const site = await startHeldSite(world);
   const siteUrl = site.url;
 
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'webperf-chromium-kill-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
   const siteId = await seedSite(db, { title: 'Held', url: siteUrl });
   const runId = await queueRun(db, { siteId, url: siteUrl, testTypes: [28, 100] }); // the kill needs a page load under way, whatever is rated from it
-  const runner = await spawnWebperf('runner', {
-    DATABASE_URL: url, WEBPERF_DATA_DIR: dataDir, WEBPERF_ALLOW_TARGETS: new URL(siteUrl).origin, WEBPERF_DEMO: '0',
-    WEBPERF_JOB_TIMEOUT_MS: '240000', LOG_LEVEL: 'warn',
-  });
+  const runner = await spawnWebperf('runner', world.env({
+    DATABASE_URL: url, WEBPERF_DATA_DIR: dataDir, WEBPERF_DEMO: '0', WEBPERF_JOB_TIMEOUT_MS: '240000', LOG_LEVEL: 'warn',
+  }));
   t.teardown(() => stopProcess(runner));
   const note = () => (JSON.parse(readFileSync(path.join(dataDir, 'chromium', `${runner.pid}.json`), 'utf8')) as { chromium: number }).chromium;
 
@@ -53,8 +54,8 @@ t.test('Chromium killed mid-gather: the runner survives, the job is retried on a
   const relaunched = note();
   t.not(relaunched, chromium, 'a new Chromium was launched');
   t.ok(running(relaunched), 'the new Chromium runs');
-  const results = await db.selectFrom('test_results').select(['run_id', 'type_of_test']).orderBy('type_of_test').execute();
-  t.same(results, [{ run_id: runId, type_of_test: 28 }, { run_id: runId, type_of_test: 100 }], 'stored once');
+  const results = await db.selectFrom('test_results').select(['run_id', 'type_of_test', 'error']).orderBy('type_of_test').execute();
+  t.same(results, [{ run_id: runId, type_of_test: 28, error: null }, { run_id: runId, type_of_test: 100, error: null }], 'stored once, each rated from the loaded page');
   // graphile-worker records the job's completion just after the task has stored the run.
   const jobsLeft = await until('graphile-worker completes the job', 30_000, async () => {
     const jobs = await db.selectFrom('graphile_worker.jobs' as any).select('id' as any).execute();

@@ -10,19 +10,19 @@
  * loopback TCP relay to the test's PostgreSQL. The relay watches what the runner sends and cuts
  * (destroys every connection, refuses new ones) just before it forwards graphile-worker's
  * completion statement, so the window is hit every time and no timing decides the outcome. The
- * test's own connection (and the API's) goes direct.
+ * test's own connection (and the API's) goes direct. The page it tests is https://kommun.test/
+ * (test/fixtures/sites/good), a host of a test world the runner is pointed at (world.env()).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { PROJECT_ROOT } from '../../core/config.js';
 import { createKey } from '../../core/store/keys.js';
-import { startStaticSite } from '../../runners/static-site.js';
 import { running, spawnWebperf, until, type WebperfProcess } from '../../chaos/processes.js';
 import { buildTestApi } from '../helpers/api.js';
 import { seedLevel, seedSite } from '../helpers/seed.js';
+import { startWorld } from '../helpers/world/index.js';
 
 // graphile-worker's completion of a job without a queue (sql/completeJobs.js): its prepared
 // statement's name (in the Parse and in every Bind), and its text (in the Parse).
@@ -82,8 +82,8 @@ async function startRelay(target: { host: string; port: number }) {
 
 t.test('a job completion lost to a database outage: the runner lives on, releases the job, nothing is stored or charged twice, later orders run', async (t) => {
   const { app, db, url } = await buildTestApi(t);
-  const site = await startStaticSite(path.join(PROJECT_ROOT, 'test', 'fixtures', 'sites', 'good'));
-  t.teardown(() => site.close());
+  const world = await startWorld(t);
+  const site = await world.site('kommun.test', { root: 'good' });
   await seedLevel(db, 'gold', 100);
   const siteId = await seedSite(db, { title: 'Kommun', url: site.url, premiumLevel: 'gold' });
   const { key } = await createKey(db, { kind: 'standard', siteIds: [siteId] });
@@ -114,11 +114,11 @@ t.test('a job completion lost to a database outage: the runner lives on, release
   t.teardown(() => void runner?.child.kill('SIGKILL'));
   const t0 = Date.now();
   const at = (what: string) => t.comment(`${what} after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  runner = await spawnWebperf('runner', {
-    DATABASE_URL: relayed.href, WEBPERF_DATA_DIR: dataDir, WEBPERF_ALLOW_TARGETS: new URL(site.url).origin, WEBPERF_DEMO: '0',
+  runner = await spawnWebperf('runner', world.env({
+    DATABASE_URL: relayed.href, WEBPERF_DATA_DIR: dataDir, WEBPERF_DEMO: '0',
     // Looks for lost completions every second, releasing those announced more than 5 s ago.
     WEBPERF_HEARTBEAT_MS: '1000', WEBPERF_STALE_AFTER_MS: '60000', WEBPERF_JOB_TIMEOUT_MS: '120000', LOG_LEVEL: 'warn',
-  }, 120_000);
+  }), 120_000);
   const pid = runner.pid;
   let exitCode: number | null | undefined;
   void runner.exited.then((code) => (exitCode = code));
@@ -156,10 +156,10 @@ t.test('a job completion lost to a database outage: the runner lives on, release
   t.ok(running(pid), 'the runner process (same pid) is alive');
   t.equal(runner.lines.filter((l) => /released job/.test(l)).length, 1, 'exactly one job released');
   t.notOk(runner.lines.some((l) => /stderr:/.test(l) && /Unhandled|uncaught/i.test(l)), 'no uncaught error printed');
-  const results = await db.selectFrom('test_results').select(['run_id', 'type_of_test']).orderBy('run_id').orderBy('type_of_test').execute();
+  const results = await db.selectFrom('test_results').select(['run_id', 'type_of_test', 'error']).orderBy('run_id').orderBy('type_of_test').execute();
   t.same(results, [
-    { run_id: firstRun, type_of_test: 28 }, { run_id: firstRun, type_of_test: 100 },
-    { run_id: secondRun, type_of_test: 28 }, { run_id: secondRun, type_of_test: 100 },
+    { run_id: firstRun, type_of_test: 28, error: null }, { run_id: firstRun, type_of_test: 100, error: null },
+    { run_id: secondRun, type_of_test: 28, error: null }, { run_id: secondRun, type_of_test: 100, error: null },
   ], 'each run stored once, the re-run job stored nothing');
   t.same(await db.selectFrom('orders').select('status').orderBy('id').execute(), [{ status: 'done' }, { status: 'done' }], 'both orders done');
   const quota = await app.inject({ url: '/quota/', headers: { 'api-key': key, 'site-id': String(siteId) } });

@@ -1,16 +1,16 @@
 /**
- * A webhook receiver down for an hour: a real runner retries every delivery on the documented
+ * A webhook receiver (https://hooks.kommun.test/ on port 443, a host of a test world) down for an
+ * hour: a real runner retries every delivery on the documented
  * schedule (core/store/webhooks.ts RETRY_DELAYS_S, with jitter), none is lost, and once the
  * receiver is back each delivery arrives exactly once with the webhook-id it had from the start.
  * Time is moved, not slept: after each attempt the test reads the schedule the runner wrote, checks
  * it against the documented one, and moves the due job (and the webhook's failing clock) forward.
  */
-import http from 'node:http';
+import type http from 'node:http';
 import { sql } from 'kysely';
 import t from 'tap';
 import { Webhook } from 'standardwebhooks';
 import { findChromium } from '../../core/config.js';
-import { TargetGuard } from '../../core/net/target-guard.js';
 import { PluginRegistry } from '../../core/registry.js';
 import { RETRY_DELAYS_S, RETRY_JITTER, setWebhook } from '../../core/store/webhooks.js';
 import { BrowserPool } from '../../runners/browser-pool.js';
@@ -18,35 +18,42 @@ import { startWorker } from '../../runners/worker.js';
 import { until } from '../../chaos/processes.js';
 import { createTestDb } from '../helpers/db.js';
 import { outcome, seedRun, seedSite } from '../helpers/seed.js';
+import { startWorld } from '../helpers/world/index.js';
 
 const HOUR_S = 3600;
 
 t.test('a receiver down for an hour: deliveries retried on schedule, none lost, each delivered once with a stable webhook-id', async (t) => {
   const { db, url } = await createTestDb(t);
-  // The receiver's address is fixed first; nothing listens there while it is "down".
+  const world = await startWorld(t);
+  // The receiver is an https host of the world. While it is down its name points at an address
+  // where nothing listens any more (a host of the world, closed): every delivery's connection is
+  // refused, as when the receiver's server is down. It comes back when its name points at it again.
   const got: { headers: http.IncomingHttpHeaders; body: string }[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(204).end();
-    });
+  const receiver = await world.site('hooks.kommun.test', {
+    handler: (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        res.writeHead(204).end();
+      });
+    },
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((r) => server.close(() => r()));
-  t.teardown(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
-  const origin = `http://127.0.0.1:${port}`;
+  const gone = await world.site('gone.kommun.test');
+  await gone.close();
+  world.record(receiver.name, { A: [gone.address] });
+  let back = false;
 
   const siteId = await seedSite(db, { title: 'Kommun', url: 'https://kommun.example/' });
-  const { secret } = await setWebhook(db, { siteId, url: `${origin}/hooks`, threshold: null, itemUri: `http://webperf.test/item/${siteId}`, apiVersion: '0.1' });
+  const { secret } = await setWebhook(db, { siteId, url: `${receiver.origin}/hooks`, threshold: null, itemUri: `http://webperf.test/item/${siteId}`, apiVersion: '0.1' });
   await seedRun(db, siteId, { url: 'https://kommun.example/', outcomes: [outcome(18, 4.5, { a11y: 4.5 }), outcome(30, 3, { webstandard: 3 }), outcome(21, 2, { infosec: 2 })] });
   const queued = await db.selectFrom('webhook_deliveries').select(['id', 'event_id']).orderBy('id').execute();
   t.equal(queued.length, 3, 'one delivery per result, queued with the results');
 
+  // The guard a runner builds from the world's settings (world.env()).
+  const guard = world.guard();
   const worker = await startWorker({
-    db, connectionString: url, pool: new BrowserPool(findChromium(process.env.CHROMIUM_PATH)), guard: new TargetGuard([origin]),
+    db, connectionString: url, pool: new BrowserPool(findChromium(process.env.CHROMIUM_PATH), null, guard.trust.chromiumArgs), guard,
     registry: new PluginRegistry(), concurrency: 3, jobTimeoutMs: 60_000, schedule: false,
   });
   t.teardown(() => worker.stop());
@@ -60,7 +67,7 @@ t.test('a receiver down for an hour: deliveries retried on schedule, none lost, 
       return r.every((d) => d.attempts >= attempt) ? r : undefined;
     });
     if (rows.every((d) => d.status === 'delivered')) break;
-    t.ok(rows.every((d) => d.status === 'pending' && d.last_error !== null), `attempt ${attempt} failed while the receiver is down: ${rows[0].last_error}`);
+    t.same(rows.map((d) => [d.status, d.last_error]), rows.map(() => ['pending', `connect ECONNREFUSED ${gone.address}:443`]), `attempt ${attempt} failed while the receiver is down: its connection refused`);
     const delays = rows.map((d) => (d.next_attempt_at!.getTime() - d.last_attempt_at!.getTime()) / 1000);
     scheduled.push(delays);
     const base = RETRY_DELAYS_S[attempt - 1];
@@ -70,9 +77,10 @@ t.test('a receiver down for an hour: deliveries retried on schedule, none lost, 
     simulated += step;
     await db.updateTable('webhook_deliveries').set({ next_attempt_at: new Date() }).where('status', '=', 'pending').execute();
     await sql`update webhooks set failing_since = failing_since - make_interval(secs => ${step}::double precision) where site_id = ${siteId}::int`.execute(db);
-    if (simulated >= HOUR_S && !server.listening) {
+    if (simulated >= HOUR_S && !back) {
       // The hour is over: the receiver comes back before the next attempt is due.
-      await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
+      world.record(receiver.name, { A: [receiver.address] });
+      back = true;
     }
     await sql`select graphile_worker.reschedule_jobs(array(select id from graphile_worker.jobs where task_identifier = 'deliver_webhook'), run_at := now())`.execute(db);
   }

@@ -14,7 +14,7 @@ async function arrange(t: { teardown(fn: () => unknown): void }, rateLimitPerMin
   const api = await buildTestApi(t, { rateLimitPerMinute });
   await api.app.listen({ host: '127.0.0.1', port: 0 });
   const port = (api.app.server.address() as { port: number }).port;
-  const siteId = await createSite(api.db, { title: 'Site', url: 'http://127.0.0.1:9/', monthlyQuota: 100 });
+  const siteId = await createSite(api.db, { title: 'Site', url: 'https://kommun.test/', monthlyQuota: 100 });
   const key = (await createKey(api.db, { kind: 'standard', siteIds: [siteId] })).key;
   const send = (head: string, body: Buffer | string = '') => {
     const b = Buffer.from(body);

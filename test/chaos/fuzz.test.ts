@@ -32,6 +32,9 @@ t.test('fuzzing every route with every key kind and malformation: no 5xx, no dro
     'the signed-in caller reaches the portal pages and forms',
   );
   t.same([answers['none GET /portal/keys'], answers['none POST /portal/keys'], answers['admin GET /portal/keys']], [303, 403, 303], 'without a session: sent to sign in, a form refused (no CSRF secret), an api-key is no session');
+  // The seeded site is https://fuzz.test/, a host of a test world the API asks names of: a
+  // well-formed webhook address on it passes the guard (its name resolved, its origin allowlisted).
+  t.equal(answers['standard PUT /webhook/'], 200, 'a well-formed webhook address is stored');
   t.ok(r.sessionKept, 'the signed-in caller is still signed in after the run');
   t.ok(r.healthy, '/health answers 200 ok afterwards and the process still runs');
   t.comment(`API memory before → after: heap ${r.memoryBefore.heapUsed} → ${r.memoryAfter.heapUsed}, RSS ${r.memoryBefore.rss} → ${r.memoryAfter.rss}; ${report.requests} requests in ${report.ms} ms`);

@@ -13,10 +13,10 @@ import puppeteer from 'puppeteer-core';
 import t from 'tap';
 import { findChromium } from '../../core/config.js';
 import { CHROMIUM_ARGS } from '../../runners/browser-pool.js';
-import { FORMS, MATRIX_BROWSER_ARGS, openArena, runBrowserMatrix } from '../../chaos/guard/matrix.js';
+import { FORMS, openArena, runBrowserMatrix } from '../../chaos/guard/matrix.js';
 
 const arena = await openArena();
-const browser = await puppeteer.launch({ executablePath: findChromium(process.env.CHROMIUM_PATH)!, headless: true, pipe: true, args: [...CHROMIUM_ARGS, ...MATRIX_BROWSER_ARGS] });
+const browser = await puppeteer.launch({ executablePath: findChromium(process.env.CHROMIUM_PATH)!, headless: true, pipe: true, args: [...CHROMIUM_ARGS, ...arena.browserArgs] });
 t.teardown(async () => {
   await browser.close();
   await arena.close();
