@@ -64,8 +64,8 @@ function requestOnce(
         timeout: timeoutMs,
         // Certificates are judged by the TLS probe; a probe still reads a misconfigured site.
         rejectUnauthorized: false,
-        ...guard.trust.nodeOptions,
-      },
+        ...(url.protocol === 'https:' ? { secureContext: guard.trust.secureContext(), agent: guard.trust.httpsAgent } : {}),
+      } as https.RequestOptions,
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
@@ -130,11 +130,12 @@ export function createProbes(guard: TargetGuard, options: ProbeOptions = {}): Pr
         minVersion: version,
         maxVersion: version,
         rejectUnauthorized: false,
-        // Trusted means trusted by the machine and the operator's extra CAs (core/net/trust.ts).
-        ...guard.trust.nodeOptions,
         ALPNProtocols: ['h2', 'http/1.1'],
         // Old protocols are only reachable at the lowest security level; we ask to know if they are offered.
         ciphers: 'DEFAULT@SECLEVEL=0',
+        // Trusted means trusted by the machine and the operator's extra CAs (core/net/trust.ts);
+        // that context carries the version and ciphers above, which a given context overrides.
+        secureContext: guard.trust.secureContext({ minVersion: version, maxVersion: version, ciphers: 'DEFAULT@SECLEVEL=0' }),
         lookup: guard.lookupFor(new URL(`https://${host.includes(':') ? `[${host}]` : host}:${port}/`)) as any,
         timeout: timeoutMs,
       });

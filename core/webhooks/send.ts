@@ -53,7 +53,7 @@ function post(guard: TargetGuard, url: URL, msg: SignedMessage, signal: AbortSig
     const req = mod.request(url, {
       method: 'POST',
       lookup: guard.lookupFor(url) as any,
-      ...guard.trust.nodeOptions,
+      ...(url.protocol === 'https:' ? { secureContext: guard.trust.secureContext(), agent: guard.trust.httpsAgent } : {}),
       signal,
       headers: {
         'content-type': 'application/json',
@@ -61,7 +61,7 @@ function post(guard: TargetGuard, url: URL, msg: SignedMessage, signal: AbortSig
         'user-agent': WEBHOOK_USER_AGENT,
         ...signatureHeaders(msg),
       },
-    }, (res) => {
+    } as https.RequestOptions, (res) => {
       // Only the status matters; the body is drained (up to the timeout) and dropped. A 3xx is
       // a failure: redirects are not followed.
       res.resume();

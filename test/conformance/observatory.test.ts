@@ -523,9 +523,8 @@ function family(test: TestName, rule: string, theirResult: string): boolean {
 const declared = { score: new Set<string>(), findings: new Set<string>() };
 // One world for the file: every case has names of its own.
 const world = await startWorld(t);
-// The world's guard, trusting its CA alone: the suite's trust hands Node's ~150 roots to every TLS
-// connection, which then parses them (0.4 s a connection, four for each TLS probe).
-const guard = new TargetGuard(['127.0.0.0/8'], { resolver: world.resolver, trust: { ...world.trust, nodeOptions: { ca: [world.ca.certPem] } } });
+// The world's guard: its resolver, and the suite's CA trusted beside Node's roots.
+const guard = new TargetGuard(['127.0.0.0/8'], { resolver: world.resolver, trust: world.trust });
 
 for (const c of CASES) {
   t.test(c.name, async (t) => {

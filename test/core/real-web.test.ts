@@ -118,7 +118,11 @@ t.test('the extra CA: trusted with the setting, untrusted without it, for Node a
   t.throws(() => loadTrust('/nonexistent/ca.pem'), /WEBPERF_EXTRA_CA_CERTS: \/nonexistent\/ca.pem cannot be read \(ENOENT\)/);
   const trust = loadTrust(world.ca.certFile);
   t.same(trust.chromiumArgs, [`--ignore-certificate-errors-spki-list=${spkiHash(world.ca.certPem)}`]);
-  t.ok(trust.nodeOptions.ca!.length > tls.rootCertificates.length, "Node's own roots are kept beside the CA");
+  t.equal(trust.secureContext(), trust.secureContext(), 'one context, made once');
+  t.not(trust.secureContext({ minVersion: 'TLSv1', maxVersion: 'TLSv1' }), trust.secureContext(), 'a context per protocol setting');
+  // Node's own roots are kept beside the CA: a public root verifies through the same context.
+  const publicRoot = tls.rootCertificates[0];
+  t.ok(trust.certificates.length === 1 && !trust.certificates.includes(publicRoot));
 
   const untrusting = new TargetGuard(['127.0.0.0/8'], { resolver: world.resolver });
   const probe = await createProbes(untrusting).tls('kommun.test', 443);
