@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: every benchmark, each measured side by side with its baseline in one run.
- *   1. the pipeline: bare Lighthouse vs our full pipeline vs the naive one-load-per-test way;
+ *   1. the pipeline: bare Lighthouse vs our full pipeline vs the naive one-load-per-test way, on
+ *      plain http and on https port 443 under a name (through the guard proxy's tunnel);
  *   2. the results API: requests per second and p99 of the results endpoints vs a bare route;
  *   3. the audit: 20 pages of a fixture site vs 20 bare Lighthouse runs vs Unlighthouse.
  * Figures are ratios measured in the same run on the same machine; absolute times vary.
