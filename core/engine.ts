@@ -5,10 +5,11 @@ import type { Browser } from 'puppeteer-core';
 import type { Db } from './db/database.js';
 import { untilAborted } from './abort.js';
 import { gather, type GatherOptions } from './gather/gather.js';
+import { PageLoadFailure } from './gather/load-failure.js';
 import { createProbes } from './net/probes.js';
 import type { TargetGuard } from './net/target-guard.js';
-import type { Artifacts, TestPlugin } from './plugin-api.js';
-import { runPlugins, type TestOutcome } from './pipeline.js';
+import type { Artifacts, Probes, TestPlugin } from './plugin-api.js';
+import { runPlugins, type PageFailure, type TestOutcome } from './pipeline.js';
 import type { PhaseTimes } from './phase-times.js';
 import type { PluginRegistry } from './registry.js';
 import { getRun, markRun, saveRunResults } from './store/runs.js';
@@ -22,8 +23,14 @@ export interface EngineDeps {
 }
 
 export interface PageTest {
+  /**
+   * What the page load read. After a load failure: what the probes read, when they suffice (a
+   * certificate the browser refused), else nothing (every field empty, axe and Lighthouse null).
+   */
   artifacts: Artifacts;
   outcomes: TestOutcome[];
+  /** Why the page could not be loaded (then every outcome says so); null when it loaded. */
+  failure: PageLoadFailure | null;
   gatherMs: number;
   pluginsMs: number;
 }
@@ -37,6 +44,42 @@ export interface TestPageOptions {
   afterLoad?: GatherOptions['afterLoad'];
   /** Adds the wall time of each step to these (the audit benchmark's profile). */
   times?: PhaseTimes;
+  /**
+   * A page the site refused or could not serve (a PageLoadFailure: a bot check, an error status,
+   * TLS, the certificate): 'throw' it (the default; the audit's crawl records a failed page), or
+   * 'report' it as the outcome of every test type, not rated (a run, the CLI).
+   */
+  loadFailure?: 'throw' | 'report';
+}
+
+/** Artifacts of a page nothing was read of. */
+function emptyArtifacts(url: string): Artifacts {
+  return {
+    requestedUrl: url,
+    finalUrl: url,
+    mainDocument: { url, status: 0, headers: {}, html: '' },
+    network: [],
+    cookies: [],
+    renderedText: '',
+    mainText: '',
+    htmlLang: '',
+    consoleErrors: [],
+    axe: null,
+    lighthouse: null,
+    stylesheets: [],
+    scripts: [],
+  };
+}
+
+/**
+ * The page as a probe reads it (certificates not checked), for the plugins that judge from the
+ * probes alone when the browser refused the page; null when the probe could not read it either.
+ */
+async function probedArtifacts(url: string, probes: Probes): Promise<Artifacts | null> {
+  const page = await probes.fetch(url);
+  if (page.error) return null;
+  const artifacts = emptyArtifacts(url);
+  return { ...artifacts, finalUrl: page.url, mainDocument: { url: page.url, status: page.status, headers: page.headers, html: page.body } };
 }
 
 /** Loads the page once and runs the given plugins on its artifacts. */
@@ -44,7 +87,18 @@ export async function testPage(url: string, plugins: readonly TestPlugin[], deps
   const t0 = Date.now();
   // One probe cache per run, shared by Lighthouse's own fetches and the plugins: robots.txt once.
   const probes = createProbes(deps.guard);
-  const artifacts = await gather(url, { browser: deps.browser, guard: deps.guard, probes, timeoutMs: deps.gatherTimeoutMs, onPhase: options.onPhase, signal: options.signal, afterLoad: options.afterLoad, times: options.times });
+  let artifacts: Artifacts;
+  let failure: PageLoadFailure | null = null;
+  let pageFailure: PageFailure | undefined;
+  try {
+    artifacts = await gather(url, { browser: deps.browser, guard: deps.guard, probes, timeoutMs: deps.gatherTimeoutMs, onPhase: options.onPhase, signal: options.signal, afterLoad: options.afterLoad, times: options.times });
+  } catch (err) {
+    if (!(err instanceof PageLoadFailure) || options.loadFailure !== 'report') throw err;
+    failure = err;
+    const probed = err.probesSuffice && plugins.some((p) => p.meta.judgesFromProbes) ? await probedArtifacts(url, probes) : null;
+    artifacts = probed ?? emptyArtifacts(url);
+    pageFailure = { code: err.code, message: err.message, text: err.text, details: err.details, probesSuffice: probed !== null };
+  }
   const t1 = Date.now();
   options.onPhase?.('plugins');
   const lap = options.times?.laps('plugins');
@@ -52,10 +106,11 @@ export async function testPage(url: string, plugins: readonly TestPlugin[], deps
     probes,
     onPlugin: options.onPlugin,
     signal: options.signal,
+    pageFailure,
   });
   const outcomes = options.signal ? await untilAborted(rating, options.signal) : await rating;
   lap?.end();
-  return { artifacts, outcomes, gatherMs: t1 - t0, pluginsMs: Date.now() - t1 };
+  return { artifacts, outcomes, failure, gatherMs: t1 - t0, pluginsMs: Date.now() - t1 };
 }
 
 /**
@@ -67,7 +122,8 @@ export async function executeRun(db: Db, runId: number, deps: EngineDeps, option
   if (!run) throw new Error(`Run ${runId} does not exist`);
   if (run.status === 'done') return [];
   await markRun(db, runId, 'running');
-  // A failure is recorded by the caller, which also knows about its own time limit.
-  const { outcomes } = await testPage(run.url, deps.registry.select(run.test_types), deps, { signal: options.signal });
+  // A page the site refused or could not serve is the run's result: every test type says why, not
+  // rated. Any other failure is recorded by the caller, which also knows about its own time limit.
+  const { outcomes } = await testPage(run.url, deps.registry.select(run.test_types), deps, { signal: options.signal, loadFailure: 'report' });
   return saveRunResults(db, runId, outcomes, new Date(), options.signal);
 }

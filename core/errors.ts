@@ -41,6 +41,13 @@ export const ErrorCodes = {
   WEBHOOK_URL_INVALID: { status: 400, message: 'The webhook address is not valid' },
   TARGET_BLOCKED: { status: 400, message: 'The address is not allowed as a test target' },
   TARGET_UNREACHABLE: { status: 502, message: 'The address could not be reached' },
+  // Why a page could not be tested, in the site's answer (core/gather/load-failure.ts): reported as
+  // the outcome of every test type, rating none; 502 where one is raised to a caller.
+  TARGET_REFUSED: { status: 502, message: 'The website refused the test with a bot check (a firewall or CAPTCHA page)' },
+  TARGET_SERVER_ERROR: { status: 502, message: 'The website answered with a server error (5xx) instead of the page' },
+  TARGET_ERROR_STATUS: { status: 502, message: 'The page answered with an error status (4xx) instead of the page' },
+  TARGET_TLS_FAILED: { status: 502, message: 'The secure connection (TLS) to the website could not be set up' },
+  TARGET_CERTIFICATE: { status: 502, message: 'The page could not be loaded because the browser does not accept its certificate' },
   SIGN_IN_REQUIRED: { status: 401, message: 'Sign in to see this page' },
   SIGN_IN_FAILED: { status: 401, message: 'The e-mail address or the password is wrong' },
   ACCOUNT_LOCKED: { status: 429, message: 'Too many failed sign-ins: the account is locked for a while' },

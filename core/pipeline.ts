@@ -5,9 +5,24 @@
  * out of time yields an error outcome; none of these sinks the others.
  */
 import { CATEGORIES, NOT_RATED, type Artifacts, type Finding, type Category, type PluginResult, type Probes, type TestPlugin } from './plugin-api.js';
-import { errorReports, renderReports, type Reports } from './report.js';
+import { errorReports, failureReports, judgedWithoutPage, renderReports, type Reports } from './report.js';
+import type { ReportText } from './i18n/langs.js';
 import { round } from './rating.js';
 import { untilAborted } from './abort.js';
+
+/** Why the page could not be loaded (core/gather/load-failure.ts), as every outcome reports it. */
+export interface PageFailure {
+  /** The error code (TARGET_REFUSED, TARGET_CERTIFICATE...). */
+  code: string;
+  /** In English: the outcome's error. */
+  message: string;
+  /** In the report languages: the outcome's reports. */
+  text: ReportText;
+  /** Kept in json_check_data beside the code. */
+  details?: Record<string, unknown>;
+  /** The probes read the page although the browser did not: plugins with meta.judgesFromProbes run. */
+  probesSuffice: boolean;
+}
 
 /** One plugin's outcome, ready to store. */
 export interface TestOutcome {
@@ -30,6 +45,13 @@ export interface RunPluginsOptions {
    * aborts, the plugin's outcome is an error and the pipeline stops waiting for it at once.
    */
   signal?: AbortSignal;
+  /**
+   * The page could not be loaded, for this reason: a plugin's outcome is that reason, not rated,
+   * and its run() is not called; save for a plugin that judges from the probes alone
+   * (meta.judgesFromProbes) when the probes suffice, which runs on the artifacts given (the probes'
+   * reading of the page) and whose reports say it was judged without the page.
+   */
+  pageFailure?: PageFailure;
 }
 
 /** Default time limit of one plugin's run(). */
@@ -72,8 +94,24 @@ function errorOutcome(plugin: TestPlugin, message: string, started: number): Tes
   };
 }
 
+/** The page could not be loaded: not rated, the reason in every report language and in json_check_data. */
+function failureOutcome(plugin: TestPlugin, failure: PageFailure, started: number): TestOutcome {
+  return {
+    typeOfTest: plugin.meta.id,
+    rating: NOT_RATED,
+    ratings: {},
+    reports: failureReports(failure.text),
+    findings: [],
+    data: { error: failure.message, code: failure.code, ...failure.details },
+    error: failure.message,
+    durationMs: Date.now() - started,
+  };
+}
+
 export async function runPlugin(plugin: TestPlugin, artifacts: Artifacts, options: RunPluginsOptions): Promise<TestOutcome> {
   const started = Date.now();
+  const failure = options.pageFailure;
+  if (failure && !(failure.probesSuffice && plugin.meta.judgesFromProbes)) return failureOutcome(plugin, failure, started);
   const timeoutMs = plugin.meta.timeoutMs ?? PLUGIN_TIMEOUT_MS;
   const own = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, own]) : own;
@@ -86,13 +124,14 @@ export async function runPlugin(plugin: TestPlugin, artifacts: Artifacts, option
     // A job already out of time starts nothing.
     signal.throwIfAborted();
     const result = await untilAborted(Promise.resolve().then(() => plugin.run(artifacts, { probes: options.probes, signal })), signal);
+    const reports = renderReports(result);
     return {
       typeOfTest: plugin.meta.id,
       rating: clampRating(result.rating),
       ratings: checkedRatings(plugin, result),
-      reports: renderReports(result),
+      reports: failure ? judgedWithoutPage(reports, failure.text) : reports,
       findings: result.findings,
-      data: result.data ?? {},
+      data: failure ? { ...result.data, page_load_failure: { code: failure.code, message: failure.message } } : result.data ?? {},
       error: null,
       durationMs: Date.now() - started,
     };

