@@ -1,37 +1,54 @@
+/**
+ * `webperf test <url>` as an operator runs it, against sites served as real ones are: https on
+ * port 443 under a name (https://kommun.test/, https://flawed.test/), the name answered by the
+ * test world's DNS server and the certificate issued by the suite's CA. The spawned CLI is
+ * configured as an operator would configure it (world.env(): WEBPERF_DNS_SERVERS,
+ * WEBPERF_EXTRA_CA_CERTS), so every page load goes through the guard proxy's tunnel on port 443.
+ */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { PROJECT_ROOT } from '../../core/config.js';
-import { startStaticSite } from '../../runners/static-site.js';
-import { fixtureRoot } from '../helpers/fixture-artifacts.js';
+import { NOT_RATED } from '../../core/plugin-api.js';
+import { discoverPlugins } from '../../core/registry.js';
+import httpNetwork from '../../plugins/http-network/index.js';
+import { fixtureSite } from '../helpers/fixture-artifacts.js';
+import { testWorld } from '../helpers/world/index.js';
 
 const run = promisify(execFile);
 const BIN = path.join(PROJECT_ROOT, 'bin', 'webperf.js');
 
 async function webperf(args: string[], env: Record<string, string> = {}) {
+  // Pointed at this process's world unless the test says otherwise.
+  const world = (await testWorld()).env();
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, timeout: 180_000 });
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...world, ...env }, timeout: 180_000 });
     return { code: 0, stdout, stderr };
   } catch (err: any) {
     return { code: err.code as number, stdout: err.stdout as string, stderr: err.stderr as string };
   }
 }
 
+const kommun = (await testWorld()).site('kommun.test', { root: 'good', aliases: ['www.kommun.test'] });
+
 t.test('webperf test <url> prints real Lighthouse-based ratings, with progress', async (t) => {
-  const site = await startStaticSite(fixtureRoot('flawed'));
-  t.teardown(() => site.close());
+  const site = await fixtureSite('flawed');
+  t.equal(site.url, 'https://flawed.test/');
   const json = await webperf(['test', site.url, '--tests', '30,28', '--format', 'json', '--lang', 'en']);
   t.equal(json.code, 0, json.stderr);
   const body = JSON.parse(json.stdout);
   t.equal(body.url, site.url);
+  t.equal(body.final_url, site.url);
+  t.equal(body.error, null);
   t.same(body.results.map((r: any) => r.type_of_test), [28, 30]);
   const lh = body.results[1];
-  t.ok(lh.rating >= 1 && lh.rating <= 5);
+  t.equal(lh.error, null);
   t.equal(lh.ratings.pagespeed, Math.round(Math.max(1, 5 * lh.json_check_data.scores.performance) * 100) / 100);
+  t.equal(lh.ratings.a11y, Math.round(Math.max(1, 5 * lh.json_check_data.scores.accessibility) * 100) / 100);
   t.match(lh.check_report, /^Lighthouse: performance \d+, accessibility \d+, best practice \d+, SEO \d+ \(out of 100\)\./);
   t.equal(body.results[0].rating, 3, 'four HTML errors: 100 - 40 → 3.00');
-  t.match(json.stderr, /testing .* with 2 test type\(s\): 30, 28/);
+  t.match(json.stderr, /testing https:\/\/flawed\.test\/ with 2 test type\(s\): 30, 28/);
   t.match(json.stderr, /… lighthouse/);
   t.match(json.stderr, /✓ 30 .*: \d\.\d\d/);
 
@@ -41,20 +58,45 @@ t.test('webperf test <url> prints real Lighthouse-based ratings, with progress',
   t.match(text.stdout, /Standarder: Betyg: 3\.00\n- /);
 });
 
+t.test('webperf test https://kommun.test/ --tests 21: through the guard with the CA configured, a rating for type 21', async (t) => {
+  const site = await kommun;
+  t.equal(site.url, 'https://kommun.test/');
+  const text = await webperf(['test', site.url, '--tests', '21', '--lang', 'en']);
+  t.equal(text.code, 0, text.stderr);
+  t.match(text.stderr, /page loaded in \d+ ms/, 'the page loaded');
+  t.notMatch(text.stdout, /could not be loaded|interstitial|ERR_/);
+  // The good fixture's https is as the Observatory wants it: valid certificate, HSTS, CSP and the rest.
+  t.match(text.stdout, new RegExp(`^== 21 ${httpNetwork.meta.names.en}: 5\\.00\n`), 'type 21 rates it 5.00');
+  t.match(text.stderr, /✓ 21 [^\n]+: 5\.00\n/);
+});
+
+t.test('every test type runs on an https://<name>.test/ site', async (t) => {
+  const site = await kommun;
+  const ids = (await discoverPlugins()).map((p) => p.meta.id);
+  const json = await webperf(['test', site.url, '--tests', ids.join(','), '--format', 'json', '--lang', 'en']);
+  t.equal(json.code, 0, json.stderr);
+  const body = JSON.parse(json.stdout);
+  t.strictSame([body.final_url, body.error], ['https://kommun.test/', null], 'the page loaded, on https');
+  t.strictSame(body.results.map((r: any) => r.type_of_test), ids, 'one result per test type');
+  t.strictSame(body.results.filter((r: any) => r.error !== null).map((r: any) => [r.type_of_test, r.error]), [], 'none failed');
+  // Web analytics (101) rates only a page that has some; every other type rated the https page.
+  t.strictSame(body.results.filter((r: any) => r.rating === NOT_RATED).map((r: any) => r.type_of_test), [101], 'every type but web analytics rated it');
+});
+
 t.test('webperf test refuses bad input with a clear message', async (t) => {
   const noUrl = await webperf(['test']);
   t.equal(noUrl.code, 2);
   t.match(noUrl.stderr, /a URL is required/);
-  const badTests = await webperf(['test', 'http://127.0.0.1:1/', '--tests', '30,777']);
+  const badTests = await webperf(['test', 'https://kommun.test/', '--tests', '30,777']);
   t.equal(badTests.code, 2);
   t.match(badTests.stderr, /unknown test types 777/);
-  const badLang = await webperf(['test', 'http://127.0.0.1:1/', '--lang', 'de']);
+  const badLang = await webperf(['test', 'https://kommun.test/', '--lang', 'de']);
   t.equal(badLang.code, 2);
   t.match(badLang.stderr, /--lang must be one of sv, en, da, no, fi, is/);
 });
 
 t.test('without Chromium, start-up fails at once with one line saying how to install it', async (t) => {
-  for (const args of [['serve'], ['test', 'http://127.0.0.1:1/']]) {
+  for (const args of [['serve'], ['test', 'https://kommun.test/']]) {
     const res = await webperf(args, { CHROMIUM_PATH: '/nonexistent/chromium', WEBPERF_DATA_DIR: '/nonexistent/data' });
     t.equal(res.code, 1);
     t.equal(res.stderr, 'Chromium was not found: install it with `apt-get install chromium` (or set CHROMIUM_PATH).\n');
