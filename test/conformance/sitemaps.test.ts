@@ -2,7 +2,8 @@
  * Conformance: plugin 9's sitemap numbers against the sitemap files counted by hand (read from
  * the fixture folder, gunzipped with node:zlib, <loc> elements counted with a regular expression),
  * on the `sitemaps` fixture (a sitemap index, two gzipped sitemaps served as
- * application/octet-stream, a plain one) and `standards-lax` (an index whose sitemaps are gone).
+ * application/octet-stream, a plain one) and `standards-lax` (an index whose sitemaps are gone),
+ * each served as a real site is (https://<name>.test/ on port 443 in the test world).
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,8 +13,7 @@ import { createProbes } from '../../core/net/probes.js';
 import { runPlugin } from '../../core/pipeline.js';
 import type { Artifacts } from '../../core/plugin-api.js';
 import standardFiles from '../../plugins/standard-files/index.js';
-import { startStaticSite } from '../../runners/static-site.js';
-import { fixtureRoot, LOOPBACK_GUARD } from '../helpers/fixture-artifacts.js';
+import { fixtureRoot, fixtureSite, LOOPBACK_GUARD } from '../helpers/fixture-artifacts.js';
 
 /** What the reference reading gives for one served file: its <loc> values, origin filled in. */
 async function byHand(site: string, file: string, origin: string): Promise<string[]> {
@@ -23,9 +23,8 @@ async function byHand(site: string, file: string, origin: string): Promise<strin
 }
 
 /** Plugin 9 on a served fixture; its only artifacts are the start page's URL and HTML. */
-async function standardFilesOn(t: { teardown(fn: () => unknown): void }, site: string) {
-  const served = await startStaticSite(fixtureRoot(site));
-  t.teardown(() => served.close());
+async function standardFilesOn(site: string) {
+  const served = await fixtureSite(site);
   const probes = createProbes(LOOPBACK_GUARD);
   const page = await probes.fetch(served.url);
   const artifacts = {
@@ -36,11 +35,12 @@ async function standardFilesOn(t: { teardown(fn: () => unknown): void }, site: s
   let findings: { rule: string; count?: number }[] = [];
   const spy = { meta: standardFiles.meta, run: async (a: Artifacts, c: any) => { const r = await standardFiles.run(a, c); findings = r.findings; return r; } };
   const outcome = await runPlugin(spy as any, artifacts, { probes });
-  return { origin: served.url.replace(/\/$/, ''), outcome, data: outcome.data as any, findings };
+  return { origin: served.origin, outcome, data: outcome.data as any, findings };
 }
 
 t.test('sitemaps: every file, gzipped or not, and every address, as counted by hand', async (t) => {
-  const { origin, outcome, data, findings } = await standardFilesOn(t, 'sitemaps');
+  const { origin, outcome, data, findings } = await standardFilesOn('sitemaps');
+  t.equal(origin, 'https://sitemaps.test');
   const files = ['sitemap_index.xml', 'sitemap-news.xml.gz', 'sitemap-pages.xml.gz', 'sitemap-plain.xml'];
   const hand = Object.fromEntries(await Promise.all(files.map(async (f) => [f, await byHand('sitemaps', f, origin)] as const)));
   t.same(data.sitemaps.map((s: any) => [s.url, s.gzipped, s.kind, s.entries]), [
@@ -60,7 +60,8 @@ t.test('sitemaps: every file, gzipped or not, and every address, as counted by h
 });
 
 t.test('standards-lax: an index whose sitemaps are gone is a finding, not a pass', async (t) => {
-  const { origin, outcome, data, findings } = await standardFilesOn(t, 'standards-lax');
+  const { origin, outcome, data, findings } = await standardFilesOn('standards-lax');
+  t.equal(origin, 'https://standards-lax.test');
   t.same(await byHand('standards-lax', 'sitemap_index.xml', origin), [`${origin}/sitemap-pages.xml`, `${origin}/sitemap-news.xml`]);
   t.same(data.sitemaps.map((s: any) => [s.url, s.status, s.kind, s.entries, s.problem]), [
     [`${origin}/sitemap.xml`, 404, null, null, 'unreachable'],

@@ -1,21 +1,22 @@
 /**
  * The sitemap reader against the `sitemaps` fixture site: a sitemap index whose children are a
  * gzipped urlset (served as application/octet-stream), a plain urlset and a gzipped sitemap that
- * robots.txt lists as well, plus one missing child added per test where needed.
+ * robots.txt lists as well, plus one missing child added per test where needed. The site is served
+ * as a real one is, https://sitemaps.test/ on port 443 in the test world, and read through the
+ * world's guard.
  */
 import t from 'tap';
 import { createProbes } from '../../core/net/probes.js';
 import { readSitemaps } from '../../core/net/sitemap.js';
-import { TargetGuard } from '../../core/net/target-guard.js';
 import type { ProbeResponse, Probes } from '../../core/plugin-api.js';
-import { startStaticSite } from '../../runners/static-site.js';
-import { fixtureRoot, LOOPBACK_GUARD } from '../helpers/fixture-artifacts.js';
+import { fixtureSite, LOOPBACK_GUARD } from '../helpers/fixture-artifacts.js';
+import { testWorld } from '../helpers/world/index.js';
 
-const site = await startStaticSite(fixtureRoot('sitemaps'));
-t.teardown(() => site.close());
-const origin = site.url.replace(/\/$/, '');
+const site = await fixtureSite('sitemaps');
+const origin = site.origin;
 
 t.test('reads an index, follows it once per file, gunzips by magic bytes and de-duplicates pages', async (t) => {
+  t.equal(origin, 'https://sitemaps.test');
   const { sitemaps, urls } = await readSitemaps(createProbes(LOOPBACK_GUARD), [`${origin}/sitemap_index.xml`, `${origin}/sitemap-news.xml.gz`]);
   t.same(sitemaps, [
     { url: `${origin}/sitemap_index.xml`, status: 200, gzipped: false, kind: 'sitemapindex', well_formed: true, entries: 3, error: null, problem: null },
@@ -59,19 +60,22 @@ t.test('limits: files in all, index depth, bytes per file and page URLs are repo
 });
 
 t.test('missing, HTML, refused and malformed sitemaps each say why', async (t) => {
-  const guard = new TargetGuard([origin]);
-  const { sitemaps } = await readSitemaps(createProbes(guard), [`${origin}/sitemap-gone.xml`, `${origin}/`, `${origin}/robots.txt`, 'http://127.0.0.2:9/sitemap.xml']);
+  // Only the site's origin is allowlisted; a name of the world that resolves to a private address is not.
+  const world = await testWorld();
+  world.record('kartor.intranet.test', { A: ['10.0.0.5'] });
+  const guard = world.guard([origin]);
+  const { sitemaps } = await readSitemaps(createProbes(guard), [`${origin}/sitemap-gone.xml`, `${origin}/`, `${origin}/robots.txt`, 'https://kartor.intranet.test/sitemap.xml']);
   t.same(sitemaps.map((s) => [s.url, s.status, s.kind, s.well_formed, s.entries, s.problem]), [
     [`${origin}/sitemap-gone.xml`, 404, null, null, null, 'unreachable'],
     [`${origin}/`, 200, null, null, null, 'not-sitemap'],
     [`${origin}/robots.txt`, 200, null, false, null, 'malformed'],
-    ['http://127.0.0.2:9/sitemap.xml', 0, null, null, null, 'unreachable'],
+    ['https://kartor.intranet.test/sitemap.xml', 0, null, null, null, 'unreachable'],
   ]);
   t.equal(sitemaps[0].error, 'Answered 404, not 200');
   t.equal(sitemaps[1].error, 'Answered with an HTML page, not a sitemap');
   t.equal(sitemaps[2].error, 'Not well-formed XML');
   // The guard refuses the address before any connection is made.
-  t.match(sitemaps[3].error, /which is not allowed as a test target/);
+  t.equal(sitemaps[3].error, 'The address kartor.intranet.test resolves to 10.0.0.5, which is not allowed as a test target');
 });
 
 t.test('probes that carry text only (no bytes beside the answer) are read from the text', async (t) => {
