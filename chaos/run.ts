@@ -3,6 +3,10 @@
  * default export is a ChaosScenario) against real services on loopback and prints one table:
  * load held, faults survived, bad inputs tried, data lost (must be 0). RELIABILITY.md holds the
  * table of the last full run with the command that produced it. Exits 1 when any goal failed.
+ *
+ * The scenarios' fixture sites are hosts of test worlds (https on port 443 and http on port 80 of
+ * their own loopback addresses): like `npm test`, this needs root or CAP_NET_BIND_SERVICE, or a
+ * user and network namespace (see test/helpers/world/index.ts); without them it fails and says so.
  */
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
