@@ -1,16 +1,16 @@
 /**
  * Type 2, 404 (Page not Found) (plugins/not-found). The good and flawed fixture sites are each
  * gathered once in a real Chromium; the standards-* fixtures need probes only, so their artifacts
- * are the served start page (servedArtifacts).
+ * are the served start page (servedArtifacts). Every site is served as a real one is, on
+ * https://<name>.test/ (port 443) in the test world.
  * Expected ratings are worked out here from the reference rules (webperf-reference.md): each
  * failing rule deducts 10 (error) or 1 (warning) from 100, rating = max(1, score / 100 × 5),
  * overall = mean of the categories.
  */
 import t from 'tap';
 import { createProbes } from '../../core/net/probes.js';
-import { startStaticSite } from '../../runners/static-site.js';
 import notFound from '../../plugins/not-found/index.js';
-import { fixtureRoot, loadFixture, LOOPBACK_GUARD, servedArtifacts } from '../helpers/fixture-artifacts.js';
+import { fixtureSite, loadFixture, LOOPBACK_GUARD, servedArtifacts } from '../helpers/fixture-artifacts.js';
 import { e, findingsOf, rate, rating, reportLines, w } from '../helpers/plugin-outcomes.js';
 
 // One gather per fixture for the whole file.
@@ -20,7 +20,7 @@ const goodOrigin = new URL(good.url).origin;
 
 t.test('type 2 404 (Page not Found)', async (t) => {
   t.equal(notFound.meta.id, 2);
-  const probeUrl = /^http:\/\/127\.0\.0\.1:\d+\/webperf-404-check-[0-9a-f]{16}$/;
+  const probeUrl = /^https:\/\/good\.test\/webperf-404-check-[0-9a-f]{16}$/;
 
   t.test('the good fixture answers 404 with a helpful page', async (t) => {
     const { outcome, result } = await rate(notFound, good.artifacts, good.probes);
@@ -61,8 +61,8 @@ t.test('type 2 404 (Page not Found)', async (t) => {
   });
 
   t.test('standards-broken redirects unknown addresses to the start page', async (t) => {
-    const site = await startStaticSite(fixtureRoot('standards-broken'));
-    t.teardown(() => site.close());
+    const site = await fixtureSite('standards-broken');
+    t.equal(site.url, 'https://standards-broken.test/');
     const probes = createProbes(LOOPBACK_GUARD);
     const { outcome, result } = await rate(notFound, await servedArtifacts(site.url, probes, 'sv'), probes);
     t.same(findingsOf(result), { 'not-found-redirect': e(), 'not-found-soft-404': e() });
@@ -76,8 +76,8 @@ t.test('type 2 404 (Page not Found)', async (t) => {
   });
 
   t.test('standards-lax answers 404 with a bare page in another language', async (t) => {
-    const site = await startStaticSite(fixtureRoot('standards-lax'));
-    t.teardown(() => site.close());
+    const site = await fixtureSite('standards-lax');
+    t.equal(site.url, 'https://standards-lax.test/');
     const probes = createProbes(LOOPBACK_GUARD);
     const { outcome, result } = await rate(notFound, await servedArtifacts(site.url, probes, 'sv-SE'), probes);
     t.same(findingsOf(result), {

@@ -1,7 +1,8 @@
 /**
  * Type 9, Standard files (plugins/standard-files). The good and flawed fixture sites are each
  * gathered once in a real Chromium; the standards-* fixtures need probes only, so their artifacts
- * are the served start page (servedArtifacts).
+ * are the served start page (servedArtifacts). Every site is served as a real one is, on
+ * https://<name>.test/ (port 443) in the test world.
  * Expected ratings are worked out here from the reference rules (webperf-reference.md): each
  * failing rule deducts 10 (error) or 1 (warning) from 100, rating = max(1, score / 100 × 5),
  * overall = mean of the categories.
@@ -10,9 +11,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { createProbes } from '../../core/net/probes.js';
-import { startStaticSite } from '../../runners/static-site.js';
 import standardFiles from '../../plugins/standard-files/index.js';
-import { fixtureRoot, loadFixture, LOOPBACK_GUARD, servedArtifacts } from '../helpers/fixture-artifacts.js';
+import { fixtureRoot, fixtureSite, loadFixture, LOOPBACK_GUARD, servedArtifacts } from '../helpers/fixture-artifacts.js';
 import { e, findingsOf, mean, rate, rating, reportLines, w, type Expected } from '../helpers/plugin-outcomes.js';
 
 // The good fixture's security.txt has a fixed Expires date; what it deserves depends on today.
@@ -31,6 +31,7 @@ const good = await loadFixture(t, 'good');
 const flawed = await loadFixture(t, 'flawed');
 const goodOrigin = new URL(good.url).origin;
 const flawedOrigin = new URL(flawed.url).origin;
+t.strictSame([goodOrigin, flawedOrigin], ['https://good.test', 'https://flawed.test']);
 
 t.test('type 9 Standard files', async (t) => {
   t.equal(standardFiles.meta.id, 9);
@@ -96,8 +97,8 @@ t.test('type 9 Standard files', async (t) => {
   });
 
   t.test('standards-broken: disallowed start page, bad sitemaps, a dead feed, an expired security.txt', async (t) => {
-    const site = await startStaticSite(fixtureRoot('standards-broken'));
-    t.teardown(() => site.close());
+    const site = await fixtureSite('standards-broken');
+    t.equal(site.url, 'https://standards-broken.test/');
     const probes = createProbes(LOOPBACK_GUARD);
     const origin = new URL(site.url).origin;
     const { outcome, result } = await rate(standardFiles, await servedArtifacts(site.url, probes, 'sv'), probes);
@@ -157,8 +158,8 @@ t.test('type 9 Standard files', async (t) => {
   });
 
   t.test('standards-lax: no robots.txt, a sitemap index only (its two sitemaps missing), a signed security.txt without Contact', async (t) => {
-    const site = await startStaticSite(fixtureRoot('standards-lax'));
-    t.teardown(() => site.close());
+    const site = await fixtureSite('standards-lax');
+    t.equal(site.url, 'https://standards-lax.test/');
     const probes = createProbes(LOOPBACK_GUARD);
     const origin = new URL(site.url).origin;
     const { outcome, result } = await rate(standardFiles, await servedArtifacts(site.url, probes, 'sv-SE'), probes);
