@@ -52,8 +52,8 @@ export interface TestPageOptions {
   loadFailure?: 'throw' | 'report';
 }
 
-/** Artifacts of a page nothing was read of. */
-function emptyArtifacts(url: string): Artifacts {
+/** Artifacts of a page nothing was read of (every field empty, axe and Lighthouse null), then `fields`. */
+export function emptyArtifacts(url: string, fields: Partial<Artifacts> = {}): Artifacts {
   return {
     requestedUrl: url,
     finalUrl: url,
@@ -68,6 +68,7 @@ function emptyArtifacts(url: string): Artifacts {
     lighthouse: null,
     stylesheets: [],
     scripts: [],
+    ...fields,
   };
 }
 

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { setTimeout } from 'node:timers/promises';
 import tap from 'tap';
 import { PROJECT_ROOT, findChromium } from '../../core/config.js';
+import { emptyArtifacts } from '../../core/engine.js';
 import { gather } from '../../core/gather/gather.js';
 import { createProbes } from '../../core/net/probes.js';
 import { TargetGuard } from '../../core/net/target-guard.js';
@@ -124,24 +125,9 @@ async function sharedGather(key: string, url: string): Promise<Artifacts> {
   }
 }
 
-/** Artifacts of a page at `url` nobody loaded: every field empty (axe and Lighthouse null), then `fields`. */
+/** Artifacts of a page at `url` nobody loaded, served with status 200: every field empty (axe and Lighthouse null), then `fields`. */
 export function makeArtifacts(url: string, fields: Partial<Artifacts> = {}): Artifacts {
-  return {
-    requestedUrl: url,
-    finalUrl: url,
-    mainDocument: { url, status: 200, headers: {}, html: '' },
-    network: [],
-    cookies: [],
-    renderedText: '',
-    mainText: '',
-    htmlLang: '',
-    consoleErrors: [],
-    axe: null,
-    lighthouse: null,
-    stylesheets: [],
-    scripts: [],
-    ...fields,
-  };
+  return emptyArtifacts(url, { mainDocument: { url, status: 200, headers: {}, html: '' }, ...fields });
 }
 
 /** Artifacts for a probe-only case: the start page at `url` as served (one guarded probe), nothing from a browser. */
