@@ -3,7 +3,8 @@
  * package name), what every registered plugin must honour on the good and the flawed fixture
  * sites, and what the pipeline enforces around run(): required artifacts, declared categories,
  * errors and time limits. Last, a plugin folder made at test time is listed, ordered and rated by
- * a real runner without any other file changing.
+ * a real runner without any other file changing. The fixture sites are served as real ones are
+ * (https://<name>.test/ on port 443 in the test world).
  */
 import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -19,10 +20,10 @@ import { PLUGIN_TIMEOUT_MS, runPlugin, runPlugins } from '../../core/pipeline.js
 import { BUILTIN_PLUGIN_DIR, PluginRegistry, discoverPlugins, loadExternalPlugins, loadPlugins } from '../../core/registry.js';
 import { createKey } from '../../core/store/keys.js';
 import { createSite } from '../../core/store/sites.js';
-import { startStaticSite } from '../../runners/static-site.js';
 import { createTestDb } from '../helpers/db.js';
-import { fixtureRoot, loadFixture, makeArtifacts } from '../helpers/fixture-artifacts.js';
+import { loadFixture, makeArtifacts } from '../helpers/fixture-artifacts.js';
 import { startTestRunner } from '../helpers/runner.js';
+import { testWorld } from '../helpers/world/index.js';
 
 const config = loadConfig({ WEBPERF_PLUGINS: 'webperf-plugin-example' });
 const builtins = await discoverPlugins();
@@ -90,6 +91,7 @@ for (const plugin of registry.all()) {
       t.ok(m.descriptions[lang]?.length > 0, `description in ${lang}`);
     }
     t.ok(m.categories.every((c) => (CATEGORIES as readonly string[]).includes(c)), 'known categories');
+    t.strictSame([good.artifacts.finalUrl, flawed.artifacts.finalUrl], ['https://good.test/', 'https://flawed.test/'], 'the fixtures as loaded: https on port 443');
     for (const [name, fixture] of [['good', good], ['flawed', flawed]] as const) {
       const outcome = await runPlugin(plugin, fixture.artifacts, { probes: fixture.probes });
       t.equal(outcome.error, null, `${name}: no error`);
@@ -140,7 +142,7 @@ t.test('required artifacts are checked before run(): a missing one is an error o
       return result();
     },
   });
-  const artifacts = makeArtifacts('http://127.0.0.1:9/', { axe: { version: '4.14.1', violations: [], passes: 1, incomplete: 0 } });
+  const artifacts = makeArtifacts('https://kommun.test/', { axe: { version: '4.14.1', violations: [], passes: 1, incomplete: 0 } });
   const one = await runPlugin(needsLighthouse, artifacts, { probes: good.probes });
   t.equal(runs, 0, 'run() is not called');
   t.strictSame(
@@ -150,7 +152,7 @@ t.test('required artifacts are checked before run(): a missing one is an error o
   t.equal(one.reports.en.overall, 'The test could not be completed: required artifact lighthouse not collected by the page load');
   t.equal(one.reports.sv.overall, 'Testet kunde inte genomföras: required artifact lighthouse not collected by the page load');
 
-  const two = await runPlugin(needsLighthouse, makeArtifacts('http://127.0.0.1:9/'), { probes: good.probes });
+  const two = await runPlugin(needsLighthouse, makeArtifacts('https://kommun.test/'), { probes: good.probes });
   t.equal(two.error, 'required artifacts lighthouse, axe not collected by the page load');
   t.equal(runs, 0);
 
@@ -258,13 +260,14 @@ t.test('a plugin folder added at test time is listed, ordered through POST /rete
   const one = await app.inject({ method: 'GET', url: '/v1/tests/160?lang=sv' });
   t.equal(one.json().test.name, 'Sidans språk', '/v1/tests/160 answers');
 
-  const site = await startStaticSite(fixtureRoot('good'));
+  const site = await (await testWorld()).site('kommun.test', { root: 'good' });
   t.teardown(() => site.close());
+  t.equal(site.url, 'https://kommun.test/');
   await db.insertInto('premium_levels').values({ name: 'standard', monthly_quota: 100 }).execute();
   const siteId = await createSite(db, { title: 'God kommun', url: site.url, premiumLevel: 'standard' });
   const key = (await createKey(db, { kind: 'standard', siteIds: [siteId] })).key;
 
-  await startTestRunner(t, { db, connectionString: testDb.url, registry: plugins, allowOrigins: [new URL(site.url).origin] });
+  await startTestRunner(t, { db, connectionString: testDb.url, registry: plugins, allowOrigins: [site.origin] });
 
   const res = await app.inject({ method: 'POST', url: '/retest/', headers: { 'api-key': key, 'site-id': String(siteId), testnums: '[160]' } });
   t.equal(res.statusCode, 200, res.body);
