@@ -1,13 +1,13 @@
 /**
  * The premium portal in a real Chromium against the real service on loopback, as a customer uses
  * it: the operator's one-time link → set a password → create a key → use it on the API → order a
- * re-test (cost shown first) → a real runner with Chromium tests the loopback fixture site → the
- * result appears → set a webhook to a loopback receiver and send a test event → revoke the key →
+ * re-test (cost shown first) → a real runner with Chromium tests the fixture site, served as a real
+ * one is (https://kommun.test/ on port 443 in the test world) → the result appears → set a webhook
+ * to an https receiver (https://hooks.receiver.test/) and send a test event → revoke the key →
  * the API answers 401. Then: another account cannot reach the site, an agency downloads the
  * analytics CSV, a form without its CSRF token is refused, and failed sign-ins lock the account.
  */
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { AxePuppeteer } from '@axe-core/puppeteer';
 import t from 'tap';
 import { Webhook } from 'standardwebhooks';
@@ -16,10 +16,9 @@ import type { Db } from '../../core/db/database.js';
 import { AXE_RUN_OPTIONS, loadAxe } from '../../core/gather/axe.js';
 import { LOCK_MINUTES, MAX_FAILED_SIGN_INS } from '../../core/store/users.js';
 import { operatorCommand } from '../../runners/operator-cli.js';
-import { startStaticSite } from '../../runners/static-site.js';
-import { fixtureRoot } from '../helpers/fixture-artifacts.js';
 import { browserContext, portalUser, premiumSite, signIn, startPortal, submit, text } from '../helpers/portal.js';
 import { startTestRunner } from '../helpers/runner.js';
+import { testWorld, type World } from '../helpers/world/index.js';
 
 const RUN_WAIT_MS = 120_000;
 /** A site title that must stay text everywhere. */
@@ -35,33 +34,36 @@ async function waitForRun(db: Db, runId: number) {
   }
 }
 
-/** A loopback webhook receiver that answers 204 and keeps what it got. */
-async function startReceiver(t: { teardown(fn: () => unknown): void }) {
-  const got: { headers: IncomingHttpHeaders; body: string }[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      got.push({ headers: req.headers, body });
-      res.writeHead(204).end();
-    });
+/** The customer's webhook receiver, https://hooks.receiver.test/: answers 204 and keeps what it got. */
+async function startReceiver(t: { teardown(fn: () => unknown): void }, world: World) {
+  const got: { method: string; headers: IncomingHttpHeaders; body: string }[] = [];
+  const site = await world.site('hooks.receiver.test', {
+    handler: (req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        got.push({ method: req.method ?? '', headers: req.headers, body });
+        res.writeHead(204).end();
+      });
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/webperf`, got };
+  t.teardown(() => site.close());
+  return { origin: site.origin, url: `${site.origin}/hooks/webperf`, got };
 }
 
 t.test('the premium portal', async (t) => {
-  const receiver = await startReceiver(t);
-  const fixture = await startStaticSite(fixtureRoot('good'));
+  const world = await testWorld();
+  const receiver = await startReceiver(t, world);
+  const fixture = await world.site('kommun.test', { root: 'good' });
   t.teardown(() => fixture.close());
-  // The operator allowlists the loopback receiver, as the demo does for its site.
-  const api = await startPortal(t, { allowTargets: [new URL(receiver.url).origin] });
+  // The operator allowlists the receiver (on loopback here) by its origin, and points the service
+  // at the world's DNS and CA (WEBPERF_DNS_SERVERS, WEBPERF_EXTRA_CA_CERTS).
+  const api = await startPortal(t, { allowTargets: [receiver.origin], dnsServers: [world.dns.address], extraCaCerts: world.ca.certFile });
   const { db, base } = api;
   const siteId = await premiumSite(api, HOSTILE_TITLE, fixture.url, 100);
   const otherSite = await premiumSite(api, 'Annan kommun', 'https://annan.example/', 100);
 
-  await startTestRunner(t, { db, connectionString: api.url, registry: api.registry, allowOrigins: [new URL(fixture.url).origin] });
+  await startTestRunner(t, { db, connectionString: api.url, registry: api.registry, allowOrigins: [fixture.origin] });
 
   // The journey's browser lives across its two parts; the other checks run while the runner tests.
   const { page } = await browserContext(t);
@@ -238,7 +240,7 @@ t.test('the premium portal', async (t) => {
     t.equal(await text(page, '[data-error="QUOTA_EXCEEDED"]'), 'The audit needs 500 credits; 99 remain in the current 30-day period.');
     t.equal(await page.$('form[data-place]'), null, 'no order button');
 
-    // Webhook to the loopback receiver; the secret is shown once; a test event arrives signed.
+    // Webhook to the https receiver; the secret is shown once; a test event arrives signed.
     await page.goto(`${base}/portal/sites/${siteId}/webhook`);
     await page.type('#url', receiver.url);
     t.equal(await submit(page, 'form[data-form="webhook"]'), 200);
@@ -248,7 +250,7 @@ t.test('the premium portal', async (t) => {
     t.equal(await text(page, '[data-webhook] [data-field="url"]'), receiver.url);
     t.equal(await submit(page, 'form[action$="/webhook/test"]'), 200);
     t.equal(await text(page, '[data-flash]'), 'The test event was delivered (HTTP 204).');
-    t.equal(receiver.got.length, 1, 'the receiver got one request');
+    t.strictSame(receiver.got.map((r) => r.method), ['POST'], 'the receiver got one POST, over https');
     const [event] = receiver.got;
     t.doesNotThrow(() => new Webhook(secret).verify(event.body, event.headers as Record<string, string>), 'signed with the secret shown');
     const payload = JSON.parse(event.body) as { data: { type_of_test: number; rating: number }; tested_url: string };
