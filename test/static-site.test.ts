@@ -1,8 +1,16 @@
+/**
+ * The static file server of the demo and the fixture sites. Its own behaviour is tested on plain
+ * http on a port of 127.0.0.1 (startStaticSite, as the demo serves); last, the same handler as the
+ * test world serves it: https on port 443 under a name and its www twin, `{{origin}}` the name asked.
+ */
 import t from 'tap';
 import { request as httpRequest, Agent, type IncomingHttpHeaders } from 'node:http';
+import http2 from 'node:http2';
+import { request as httpsRequest } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startStaticSite, type StaticSite } from '../runners/static-site.js';
+import { startWorld, type World } from './helpers/world/index.js';
 
 const GOOD = fileURLToPath(new URL('./fixtures/sites/good/', import.meta.url));
 const FLAWED = fileURLToPath(new URL('./fixtures/sites/flawed/', import.meta.url));
@@ -260,4 +268,78 @@ t.test('close() ends the server even with a kept-alive connection', async (t) =>
   t.equal((await get(site, '/', 'GET', agent)).status, 200);
   await site.close();
   await t.rejects(get(site, '/'), { code: 'ECONNREFUSED' });
+});
+
+/** A lookup that asks the world's DNS server, as the service does with WEBPERF_DNS_SERVERS. */
+function worldLookup(world: World) {
+  return (hostname: string, options: { all?: boolean }, callback: (...args: any[]) => void) => {
+    world.resolver(hostname).then(
+      (list) => (options.all ? callback(null, list) : callback(null, list[0].address, list[0].family)),
+      (err: unknown) => callback(err),
+    );
+  };
+}
+
+/** GET over HTTP/1.1, on https (the suite's CA trusted) or http. */
+function getByName(world: World, url: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = url.startsWith('https:') ? httpsRequest : httpRequest;
+    const req = request(url, { lookup: worldLookup(world) as any, ca: world.ca.certPem, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * GET over HTTP/2 (ALPN h2), the suite's CA trusted. :authority as browsers send it, without the
+ * default port (Node's client would add `:443`).
+ */
+function getH2(world: World, origin: string, path: string): Promise<Answer & { alpn: string | false | undefined }> {
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(origin, { lookup: worldLookup(world) as any, ca: world.ca.certPem });
+    session.on('error', reject);
+    const stream = session.request({ ':path': path, ':authority': new URL(origin).host });
+    const chunks: Buffer[] = [];
+    let headers: IncomingHttpHeaders = {};
+    stream.on('response', (h) => (headers = h as IncomingHttpHeaders));
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('end', () => {
+      const alpn = session.alpnProtocol;
+      session.close();
+      resolve({ status: Number(headers[':status']), headers, body: Buffer.concat(chunks).toString('utf8'), alpn });
+    });
+    stream.on('error', reject);
+    stream.end();
+  });
+}
+
+t.test('served by the test world: https on port 443 under each of its names, {{origin}} the name asked, http on port 80 redirecting', async (t) => {
+  const world = await startWorld(t);
+  const site = await world.site('kommun.test', { root: GOOD, aliases: ['www.kommun.test'] });
+  t.strictSame([site.url, site.names], ['https://kommun.test/', ['kommun.test', 'www.kommun.test']]);
+
+  const robots = await getByName(world, 'https://kommun.test/robots.txt');
+  t.equal(robots.status, 200);
+  t.equal(robots.headers['content-type'], TEXT);
+  t.equal(robots.body, 'User-agent: *\nAllow: /\n\nSitemap: https://kommun.test/sitemap.xml\n', '{{origin}}: the https origin asked, no port');
+  t.match(robots.headers, SECURITY_HEADERS, 'the configured headers over https too');
+
+  const twin = await getH2(world, 'https://www.kommun.test', '/robots.txt');
+  t.equal(twin.alpn, 'h2', 'HTTP/2 by ALPN');
+  t.equal(twin.status, 200);
+  t.equal(twin.body, 'User-agent: *\nAllow: /\n\nSitemap: https://www.kommun.test/sitemap.xml\n', '{{origin}}: the www twin when asked as the www twin');
+  t.equal(twin.headers['strict-transport-security'], SECURITY_HEADERS['strict-transport-security']);
+
+  const start = await getH2(world, 'https://kommun.test', '/');
+  t.equal(start.body, file(GOOD, 'index.html'), 'the start page over HTTP/2');
+  t.equal(start.headers['content-length'], String(Buffer.byteLength(start.body)));
+  const missing = await getH2(world, 'https://kommun.test', '/no-such-page');
+  t.strictSame([missing.status, missing.body], [404, file(GOOD, '404.html')]);
+
+  const plain = await getByName(world, 'http://www.kommun.test/robots.txt?x=1');
+  t.strictSame([plain.status, plain.headers.location], [301, 'https://www.kommun.test/robots.txt?x=1'], 'http on port 80: to the same host and path on https');
 });
