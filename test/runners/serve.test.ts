@@ -2,6 +2,9 @@
  * `npm start` as a newcomer sees it: one process starts the embedded PostgreSQL, migrations, the
  * runner, the scheduler, the demo and the API; prints the addresses, the demo site id and key; the
  * demo's scores appear at /item/{id}; Ctrl-C stops everything; a second start reuses the data.
+ * The service is configured as an operator would point it at the test world (world.env(): its DNS
+ * server, the suite's CA), with nothing allowlisted beyond the demo, which the service allowlists
+ * itself by its origin (the demo is the service's own plain http site on loopback).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -11,6 +14,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { PROJECT_ROOT } from '../../core/config.js';
+import { testWorld } from '../helpers/world/index.js';
 
 const BIN = path.join(PROJECT_ROOT, 'bin', 'webperf.js');
 
@@ -26,8 +30,9 @@ interface Started {
 }
 
 async function start(dataDir: string, env: Record<string, string> = {}): Promise<Started> {
+  const world = (await testWorld()).env({ WEBPERF_ALLOW_TARGETS: '' });
   const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { ...process.env, PORT: '0', WEBPERF_DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '', ...env },
+    env: { ...process.env, ...world, PORT: '0', WEBPERF_DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
