@@ -52,7 +52,7 @@ export async function auditCommand(config: Config, args: string[], fail: (messag
   const guard = guardFromConfig(config, [start.origin]);
   const pool = new BrowserPool(config.chromiumPath, null, guard.trust.chromiumArgs);
   const tty = process.stderr.isTTY === true;
-  const crux = { apiKey: config.cruxApiKey, endpoint: config.cruxEndpoint };
+  const crux = { apiKey: config.cruxApiKey, endpoint: config.cruxEndpoint, resolver: guard.resolver, trust: guard.trust };
   try {
     process.stderr.write(`auditing ${start.href}: up to ${pages} page(s), format ${format}\n`);
     const crawled = await auditCrawl(start.href, pages, {

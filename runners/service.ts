@@ -75,7 +75,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         jobTimeoutMs: config.jobTimeoutMs,
         heartbeatMs: config.heartbeatMs,
         staleAfterMs: config.staleAfterMs,
-        crux: { apiKey: config.cruxApiKey, endpoint: config.cruxEndpoint },
+        crux: { apiKey: config.cruxApiKey, endpoint: config.cruxEndpoint, resolver: guard.resolver, trust: guard.trust },
         log,
       });
       stops.push(() => worker!.stop());

@@ -4,6 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import { makeWorkerUtils, parseCrontab, run, type Logger, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
+import type { CruxSettings } from '../core/audit/crux.js';
 import type { Db } from '../core/db/database.js';
 import type { TargetGuard } from '../core/net/target-guard.js';
 import type { PluginRegistry } from '../core/registry.js';
@@ -41,7 +42,7 @@ export interface WorkerDeps {
   log?: (line: string) => void;
   onStored?: RunTestsDeps['onStored'];
   /** CrUX settings for the audits' field data (none: the audits say it is not available). */
-  crux?: { apiKey: string | null; endpoint: string };
+  crux?: CruxSettings;
 }
 
 export function taskList(deps: WorkerDeps): TaskList {

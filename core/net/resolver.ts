@@ -79,3 +79,19 @@ export function dnsServersResolver(servers: readonly string[], options: { timeou
 export function resolverFor(dnsServers: readonly string[]): Resolver {
   return dnsServers.length > 0 ? dnsServersResolver(dnsServers) : systemResolver;
 }
+
+/** The callback-style lookup (dns.lookup's shape, for http, https, net and tls) that asks `resolve`. */
+export function lookupVia(resolve: Resolver): (hostname: string, options: dns.LookupOptions, callback: (...args: any[]) => void) => void {
+  return (hostname, options, callback) => {
+    resolve(hostname).then((list) => {
+      const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
+      const found = family === 4 || family === 6 ? list.filter((a) => a.family === family) : list;
+      if (found.length === 0) {
+        const err = new Error(`getaddrinfo ENOTFOUND ${hostname}`) as NodeJS.ErrnoException;
+        err.code = 'ENOTFOUND';
+        return callback(err);
+      }
+      return options.all ? callback(null, found) : callback(null, found[0].address, found[0].family);
+    }, (err: unknown) => callback(err));
+  };
+}

@@ -13,7 +13,7 @@ import type dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { WebperfError } from '../errors.js';
-import { systemResolver, type Resolver } from './resolver.js';
+import { lookupVia, systemResolver, type Resolver } from './resolver.js';
 import { NO_EXTRA_TRUST, type TlsTrust } from './trust.js';
 
 const BLOCKED_V4: [string, number][] = [
@@ -151,13 +151,12 @@ export class TargetGuard {
 
   /** A lookup for one URL: lets an allowlisted origin through, else the connect-time check. */
   lookupFor(url: URL): (hostname: string, options: dns.LookupOptions, callback: (...args: any[]) => void) => void {
-    if (!this.isAllowedOrigin(url)) return this.lookup;
-    return (hostname, options, callback) => {
-      this.resolve(hostname).then((list) => {
-        if (list.length === 0) return callback(new WebperfError('TARGET_UNREACHABLE', `The host ${hostname} could not be resolved`));
-        return options.all ? callback(null, list) : callback(null, list[0].address, list[0].family);
-      }, (err: unknown) => callback(err));
-    };
+    return this.isAllowedOrigin(url) ? lookupVia(this.resolve) : this.lookup;
+  }
+
+  /** The resolver this guard asks (the service's one way to DNS). */
+  get resolver(): Resolver {
+    return this.resolve;
   }
 
   /** Checks a URL's scheme and every address its host resolves to; throws TARGET_BLOCKED. */

@@ -57,6 +57,14 @@ const served = new Map<string, Promise<WorldSite>>();
  */
 export function fixtureSite(name: string): Promise<WorldSite> {
   let site = served.get(name);
+  const shared = process.env.WEBPERF_TEST_FIXTURE_SITES ? (JSON.parse(process.env.WEBPERF_TEST_FIXTURE_SITES) as Record<string, string>)[name] : undefined;
+  if (!site && shared) {
+    // Served for the whole run by test/run.ts, and in every world's zone: not served again.
+    const host = new URL(shared).hostname;
+    const address = (JSON.parse(process.env.WEBPERF_TEST_SHARED_HOSTS ?? '{}') as Record<string, string>)[host];
+    site = Promise.resolve({ name: host, names: [host], address, url: shared, origin: new URL(shared).origin, httpUrl: `http://${host}/`, close: async () => {} });
+    served.set(name, site);
+  }
   if (!site) {
     const root = path.isAbsolute(name) ? name : fixtureRoot(name);
     site = testWorld().then((world) => world.site(`${path.basename(root).toLowerCase().replace(/[^a-z0-9-]/g, '-')}.test`, { root }));

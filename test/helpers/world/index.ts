@@ -163,7 +163,8 @@ function closer(server: AnyServer): () => Promise<void> {
 function requestOrigin(scheme: 'http' | 'https', fallbackHost: string) {
   return (req: http.IncomingMessage) => {
     const host = (req.headers[':authority'] as string | undefined) ?? req.headers.host ?? fallbackHost;
-    return `${scheme}://${host}`;
+    // As a URL writes it: a scheme's default port is no part of its origin.
+    return `${scheme}://${host.replace(scheme === 'https' ? /:443$/ : /:80$/, '')}`;
   };
 }
 
