@@ -153,10 +153,18 @@ export function createProbes(guard: TargetGuard, options: ProbeOptions = {}): Pr
     const versions: string[] = [];
     let certificate: TlsProbe['certificate'] = null;
     let alpn: string | null = null;
-    for (const version of ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as tls.SecureVersion[]) {
-      const socket = await tryVersion(host, port, version);
-      if (socket instanceof Error) return { versions: [], certificate: null, alpn: null, error: socket.message };
-      if (!socket) continue;
+    // The four handshakes at once (one after another they were a second of every run's plugin
+    // phase), read in order: the certificate and ALPN of the oldest version offered come first.
+    const order = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as tls.SecureVersion[];
+    const attempts = await Promise.all(order.map((version) => tryVersion(host, port, version)));
+    const refusal = attempts.find((a): a is Error => a instanceof Error);
+    if (refusal) {
+      for (const a of attempts) if (a && !(a instanceof Error)) a.destroy();
+      return { versions: [], certificate: null, alpn: null, error: refusal.message };
+    }
+    for (const [i, version] of order.entries()) {
+      const socket = attempts[i];
+      if (!socket || socket instanceof Error) continue;
       versions.push(version);
       if (!certificate) {
         const cert = socket.getPeerCertificate();
