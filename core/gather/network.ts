@@ -8,9 +8,17 @@ interface RawEvent {
   params: any;
 }
 
+/**
+ * Header names lower-cased. Chromium joins the values of a header sent twice under one name with a
+ * newline, but keeps names that differ in case apart (an HTTP/1.1 server's `X-Frame-Options` and
+ * `x-frame-options`): those are joined the same way, so that no value of a repeated header is lost.
+ */
 function lower(headers: Record<string, unknown> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers ?? {})) out[k.toLowerCase()] = String(v);
+  for (const [k, v] of Object.entries(headers ?? {})) {
+    const name = k.toLowerCase();
+    out[name] = name in out ? `${out[name]}\n${String(v)}` : String(v);
+  }
   return out;
 }
 
