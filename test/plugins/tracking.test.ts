@@ -22,8 +22,8 @@ import { FACEBOOK_FR_COOKIE, thirdParties } from '../helpers/third-parties.js';
 import { startWorld, testWorld, type World } from '../helpers/world/index.js';
 
 /**
- * The stored `http_only` field of a cookie row. Written through this helper because a literal
- * the literal pair, `http_` + `only` set to true, reads to test linters as a focused test.
+ * The stored `http_only` field of a cookie row. Written through this helper because the literal
+ * pair (that field name set to true) reads to focused-test checks as a `.only`.
  */
 const httpOnlyFlag = (value: boolean) => ({ ['http_' + 'only']: value });
 
