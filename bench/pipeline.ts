@@ -23,6 +23,13 @@
  * Each run is checked: a bare run that Lighthouse could not load, or a pipeline run with an error
  * result, stops the benchmark rather than giving a fast, meaningless time. Runs are interleaved
  * (A, B, C over http, then over https, round after round) after a warm-up; medians are reported.
+ * Each timed run starts a second after the one before it ended: Chromium tears a closed context
+ * down in the background, and a run started at once pays for its predecessor's (measured: the
+ * second of two back-to-back bare runs 0.3–0.6 s slower, whichever came first).
+ *
+ * B is the runner as it works page after page: each job finds the browser context and page of its
+ * load opened as the job before it ended (SparePage, core/gather/guarded-context.ts); the warm-up
+ * job opens the first. A bare run opens its own context and page before its timer starts.
  *
  *   npm run bench -- pipeline
  *   node --import tsx bench/pipeline.ts [--rounds 3] [--naive-rounds N]
@@ -144,6 +151,7 @@ export async function benchPipeline(rounds = 3, naiveRounds = rounds): Promise<s
       return performance.now() - t0;
     };
 
+    const settle = () => new Promise((r) => setTimeout(r, 1_000));
     const times = { http: { a: [] as number[], b: [] as number[], c: [] as number[] }, https: { a: [] as number[], b: [] as number[], c: [] as number[] } };
     for (const scheme of ['http', 'https'] as const) {
       await bare(scheme);
@@ -151,13 +159,18 @@ export async function benchPipeline(rounds = 3, naiveRounds = rounds): Promise<s
     }
     for (let i = 0; i < rounds; i++) {
       for (const scheme of ['http', 'https'] as const) {
+        await settle();
         times[scheme].a.push(await bare(scheme));
+        await settle();
         times[scheme].b.push(await full(scheme));
-        if (i < naiveRounds) times[scheme].c.push(await naive(scheme));
+        if (i < naiveRounds) {
+          await settle();
+          times[scheme].c.push(await naive(scheme));
+        }
       }
     }
     const f = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-    const m = (scheme: Scheme, k: 'a' | 'b' | 'c') => median(times[scheme][k]);
+    const m = (scheme: Scheme, k: 'a' | 'b' | 'c') => (times[scheme][k].length ? median(times[scheme][k]) : NaN);
     const col = (text: string) => text.padEnd(34);
     const ratio = (scheme: Scheme) => m(scheme, 'b') / m(scheme, 'a');
     const lines = [

@@ -5,6 +5,7 @@ import type { Browser } from 'puppeteer-core';
 import type { Db } from './db/database.js';
 import { untilAborted } from './abort.js';
 import { gather, type GatherOptions } from './gather/gather.js';
+import type { SparePage } from './gather/guarded-context.js';
 import { PageLoadFailure } from './gather/load-failure.js';
 import { createProbes } from './net/probes.js';
 import type { TargetGuard } from './net/target-guard.js';
@@ -20,6 +21,8 @@ export interface EngineDeps {
   registry: PluginRegistry;
   /** Time limit of the page load. */
   gatherTimeoutMs?: number;
+  /** A runner's spare context and page for the next load (core/gather/guarded-context.ts). */
+  spare?: SparePage;
 }
 
 export interface PageTest {
@@ -76,11 +79,10 @@ export function emptyArtifacts(url: string, fields: Partial<Artifacts> = {}): Ar
  * The page as a probe reads it (certificates not checked), for the plugins that judge from the
  * probes alone when the browser refused the page; null when the probe could not read it either.
  */
-async function probedArtifacts(url: string, probes: Probes): Promise<Artifacts | null> {
+export async function probedArtifacts(url: string, probes: Probes): Promise<Artifacts | null> {
   const page = await probes.fetch(url);
   if (page.error) return null;
-  const artifacts = emptyArtifacts(url);
-  return { ...artifacts, finalUrl: page.url, mainDocument: { url: page.url, status: page.status, headers: page.headers, html: page.body } };
+  return emptyArtifacts(url, { finalUrl: page.url, mainDocument: { url: page.url, status: page.status, headers: page.headers, html: page.body } });
 }
 
 /** Loads the page once and runs the given plugins on its artifacts. */
@@ -92,7 +94,7 @@ export async function testPage(url: string, plugins: readonly TestPlugin[], deps
   let failure: PageLoadFailure | null = null;
   let pageFailure: PageFailure | undefined;
   try {
-    artifacts = await gather(url, { browser: deps.browser, guard: deps.guard, probes, timeoutMs: deps.gatherTimeoutMs, onPhase: options.onPhase, signal: options.signal, afterLoad: options.afterLoad, times: options.times });
+    artifacts = await gather(url, { browser: deps.browser, guard: deps.guard, spare: deps.spare, probes, timeoutMs: deps.gatherTimeoutMs, onPhase: options.onPhase, signal: options.signal, afterLoad: options.afterLoad, times: options.times });
   } catch (err) {
     if (!(err instanceof PageLoadFailure) || options.loadFailure !== 'report') throw err;
     failure = err;

@@ -6,6 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { makeWorkerUtils, parseCrontab, run, type Logger, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { CruxSettings } from '../core/audit/crux.js';
 import type { Db } from '../core/db/database.js';
+import { SparePage } from '../core/gather/guarded-context.js';
 import type { TargetGuard } from '../core/net/target-guard.js';
 import type { PluginRegistry } from '../core/registry.js';
 import type { BrowserPool } from './browser-pool.js';
@@ -45,7 +46,7 @@ export interface WorkerDeps {
   crux?: CruxSettings;
 }
 
-export function taskList(deps: WorkerDeps): TaskList {
+export function taskList(deps: WorkerDeps & { spare?: SparePage }): TaskList {
   return {
     run_tests: runTestsTask(deps) as TaskList[string],
     schedule_followed_sites: scheduleFollowedSitesTask(deps.db) as TaskList[string],
@@ -108,7 +109,9 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
   const stopped = new AbortController();
   const state = { stopping: false };
   const ctx: PoolContext = { deps, logger, log, events, signal: stopped.signal, state };
-  const all = taskList(deps);
+  // The test jobs' next page load finds its browser context and page open (SparePage).
+  const spare = new SparePage();
+  const all = taskList({ ...deps, spare });
   const { [DELIVER_TASK]: deliver, ...testTasks } = all;
   const pools = [
     await supervisedPool(ctx, { name: 'test', concurrency: deps.concurrency, taskList: testTasks, cron: deps.schedule !== false }),
@@ -136,6 +139,7 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
     clearInterval(sweep);
     await sweeping;
     await heartbeat.stop();
+    await spare.close();
   });
   const end = async (how: (runner: Runner) => Promise<void>) => {
     if (!state.stopping) {

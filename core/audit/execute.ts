@@ -6,6 +6,7 @@
  */
 import type { Browser } from 'puppeteer-core';
 import type { Db } from '../db/database.js';
+import type { SparePage } from '../gather/guarded-context.js';
 import { createProbes } from '../net/probes.js';
 import type { TargetGuard } from '../net/target-guard.js';
 import type { PhaseTimes } from '../phase-times.js';
@@ -32,6 +33,8 @@ export interface AuditDeps {
   onProgress?: (done: number, total: number, page: CrawledPage) => void;
   /** Adds the wall time of each step to these (the audit benchmark's profile). */
   times?: PhaseTimes;
+  /** A runner's spare context and page for the next load (core/gather/guarded-context.ts). */
+  spare?: SparePage;
 }
 
 /** Crawls and tests a site; pages in `done` are replayed, `onPage` stores each new one. */
@@ -40,7 +43,7 @@ export async function auditCrawl(start: string, pages: number, deps: AuditDeps, 
   // csv: axe only, no Lighthouse (much faster).
   const visitWith = (b: Browser) => format === 'csv'
     ? crawlOnlyVisitor(b, deps.guard, deps.pageTimeoutMs, { axe: true })
-    : testingVisitor(deps.plugins, { browser: b, guard: deps.guard, registry: deps.registry, gatherTimeoutMs: deps.pageTimeoutMs }, deps.times);
+    : testingVisitor(deps.plugins, { browser: b, guard: deps.guard, registry: deps.registry, gatherTimeoutMs: deps.pageTimeoutMs, spare: deps.spare }, deps.times);
   let count = done.length;
   const result = await crawl({
     start,

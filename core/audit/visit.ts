@@ -7,7 +7,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { testPage, type EngineDeps } from '../engine.js';
 import { runAxe } from '../gather/axe.js';
 import { guardRequests } from '../gather/gather.js';
-import { openGuardedContext } from '../gather/guarded-context.js';
+import { openGuardedPage } from '../gather/guarded-context.js';
 import type { TargetGuard } from '../net/target-guard.js';
 import type { TestPlugin } from '../plugin-api.js';
 import type { PhaseTimes } from '../phase-times.js';
@@ -53,9 +53,9 @@ export function testingVisitor(plugins: readonly TestPlugin[], deps: EngineDeps,
 export function crawlOnlyVisitor(browser: Browser | (() => Promise<Browser>), guard: TargetGuard, timeoutMs = 30_000, options: { axe?: boolean } = {}): (url: string) => Promise<Visited> {
   return async (url) => {
     await guard.assertUrl(url);
-    const guarded = await openGuardedContext(typeof browser === 'function' ? await browser() : browser, guard);
+    const guarded = await openGuardedPage(typeof browser === 'function' ? await browser() : browser, guard);
     try {
-      const page = await guarded.context.newPage();
+      const { page } = guarded;
       await guardRequests(page, guard, []);
       await page.goto(url, { waitUntil: 'load', timeout: timeoutMs });
       const rendered = await readRenderedLinks(page);

@@ -8,6 +8,7 @@ import type { Task } from 'graphile-worker';
 import { executeAudit, type AuditDeps } from '../../core/audit/execute.js';
 import type { CruxSettings } from '../../core/audit/crux.js';
 import type { Db } from '../../core/db/database.js';
+import type { SparePage } from '../../core/gather/guarded-context.js';
 import type { TargetGuard } from '../../core/net/target-guard.js';
 import type { PluginRegistry } from '../../core/registry.js';
 import { markAudit } from '../../core/store/audits.js';
@@ -36,6 +37,8 @@ export interface RunAuditDeps {
   /** Time limit of one page's load. */
   jobTimeoutMs: number;
   crux: CruxSettings;
+  /** The runner's spare context and page for the next load. */
+  spare?: SparePage;
 }
 
 function isPayload(p: unknown): p is { auditId: number } {
@@ -50,6 +53,7 @@ export function auditDeps(deps: Omit<RunAuditDeps, 'db'>): AuditDeps {
     plugins: deps.registry.select(AUDIT_PLUGIN_IDS),
     crux: deps.crux,
     pageTimeoutMs: deps.jobTimeoutMs,
+    spare: deps.spare,
   };
 }
 

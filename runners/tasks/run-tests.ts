@@ -11,6 +11,7 @@ import { isDatabaseUnavailable, waitForDatabase, type Db } from '../../core/db/d
 import { WebperfError } from '../../core/errors.js';
 import { markRun, requeueRun } from '../../core/store/runs.js';
 import type { BrowserPool } from '../browser-pool.js';
+import type { SparePage } from '../../core/gather/guarded-context.js';
 import type { PluginRegistry } from '../../core/registry.js';
 import type { TargetGuard } from '../../core/net/target-guard.js';
 
@@ -28,6 +29,8 @@ export interface RunTestsDeps {
   guard: TargetGuard;
   registry: PluginRegistry;
   jobTimeoutMs: number;
+  /** The runner's spare context and page for the next load. */
+  spare?: SparePage;
   /** Called after a run's results are stored (webhooks, logs). */
   onStored?: (runId: number, resultIds: number[]) => Promise<void> | void;
 }
@@ -47,7 +50,7 @@ export function runTestsTask(deps: RunTestsDeps): Task<'run_tests'> {
     const signal = AbortSignal.any([helpers.abortSignal, limit]);
     try {
       const browser = await deps.pool.acquire();
-      const engine: EngineDeps = { browser, guard: deps.guard, registry: deps.registry, gatherTimeoutMs: deps.jobTimeoutMs };
+      const engine: EngineDeps = { browser, guard: deps.guard, registry: deps.registry, gatherTimeoutMs: deps.jobTimeoutMs, spare: deps.spare };
       const ids = await executeRun(deps.db, payload.runId, engine, { signal });
       helpers.logger.info(`run ${payload.runId}: stored ${ids.length} results`);
       if (ids.length > 0) await deps.onStored?.(payload.runId, ids);
