@@ -137,12 +137,15 @@ t.test('503 for maintenance, no bot check: a server error, not a refusal, nothin
 
 t.test('a TLS handshake that never completes: said so, nothing rated', async (t) => {
   const result = await tested(sites.hang.url);
+  // Lighthouse itself calls it NO_FCP: it waited for a paint that never came; on a loaded machine
+  // Chromium may give the tunnel up first and show its error page: CHROME_INTERSTITIAL_ERROR.
+  const lighthouseError = result.failure?.details?.lighthouse_error;
+  t.ok(lighthouseError === 'NO_FCP' || lighthouseError === 'CHROME_INTERSTITIAL_ERROR', `Lighthouse's code: ${String(lighthouseError)}`);
   assertRefused(t, result, {
     code: 'TARGET_TLS_FAILED',
     en: 'The secure connection to tyst.test (port 443) was never set up: the server accepted the connection but did not complete the TLS handshake, so the page could not be loaded.',
     sv: 'Den säkra anslutningen till tyst.test (port 443) kom aldrig till stånd: servern tog emot anslutningen men slutförde inte TLS-handskakningen, så sidan kunde inte laddas.',
-    // Lighthouse itself calls it NO_FCP: it waited for a paint that never came.
-    details: { url: 'https://tyst.test/', host: 'tyst.test', port: 443, lighthouse_error: 'NO_FCP', handshake: 'never completed' },
+    details: { url: 'https://tyst.test/', host: 'tyst.test', port: 443, lighthouse_error: lighthouseError, handshake: 'never completed' },
   });
 });
 

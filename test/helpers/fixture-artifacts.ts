@@ -10,7 +10,7 @@ import path from 'node:path';
 import { setTimeout } from 'node:timers/promises';
 import tap from 'tap';
 import { PROJECT_ROOT, findChromium } from '../../core/config.js';
-import { emptyArtifacts } from '../../core/engine.js';
+import { emptyArtifacts, probedArtifacts } from '../../core/engine.js';
 import { gather } from '../../core/gather/gather.js';
 import { createProbes } from '../../core/net/probes.js';
 import { TargetGuard } from '../../core/net/target-guard.js';
@@ -138,8 +138,9 @@ export function makeArtifacts(url: string, fields: Partial<Artifacts> = {}): Art
   return emptyArtifacts(url, { mainDocument: { url, status: 200, headers: {}, html: '' }, ...fields });
 }
 
-/** Artifacts for a probe-only case: the start page at `url` as served (one guarded probe), nothing from a browser. */
+/** Artifacts for a probe-only case: the start page at `url` as the engine's probe reads it, nothing from a browser. */
 export async function servedArtifacts(url: string, probes: Probes, htmlLang: string): Promise<Artifacts> {
-  const page = await probes.fetch(url);
-  return makeArtifacts(url, { mainDocument: { url, status: page.status, headers: page.headers, html: page.body }, htmlLang });
+  const probed = await probedArtifacts(url, probes);
+  if (!probed) throw new Error(`the probe could not read ${url}`);
+  return { ...probed, htmlLang };
 }
