@@ -3,14 +3,15 @@
  * site with a demo api-key and a premium level, and tested at first start so that a newcomer sees
  * real scores at GET /item/{demo id} within minutes. The demo key is published by design (the
  * spec's "published demo key"): it is kept in the data folder (mode 0600) so that every start can
- * print it; the database holds only its hash.
+ * print it; the database holds only its hash. A demo key of the earlier format (which public
+ * clients such as webperf-mcp refuse) is revoked and replaced by one of the current format.
  */
 import { randomBytes } from 'node:crypto';
 import { chmod, readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from '../core/db/database.js';
-import { createKey, resolveKey, revokeKey } from '../core/store/keys.js';
+import { createKey, isCurrentKeyFormat, resolveKey, revokeKey } from '../core/store/keys.js';
 import { queueRun, retargetOpenRuns } from '../core/store/runs.js';
 import { getSetting, setSetting } from '../core/store/sites.js';
 import { addCatalogSite, addCategory, categoryIdsByTitle, levelExists, setLevel, updateCatalogSite } from '../core/store/catalog-admin.js';
@@ -55,7 +56,7 @@ export async function startDemo(db: Db, dataDir: string, options: { port?: numbe
   let portal: { email: string; password: string } | null = null;
   try {
     const saved = JSON.parse(await readFile(file, 'utf8')) as { siteId: number; key: string; portal?: { email: string; password: string } };
-    if (saved.siteId === siteId && (await resolveKey(db, saved.key))) key = saved.key;
+    if (saved.siteId === siteId && isCurrentKeyFormat(saved.key) && (await resolveKey(db, saved.key))) key = saved.key;
     if (saved.siteId === siteId && saved.portal && (await findUserByEmail(db, saved.portal.email))?.password_hash) portal = saved.portal;
   } catch {
     key = null;

@@ -2,6 +2,7 @@
  * Key handling shared by every route: `request.apiKey()` resolves the presented key once per
  * request (header `api-key`; the query parameter only where a route allows it).
  * Missing → 401 KEY_MISSING; unknown/revoked → 401 KEY_INVALID; no access to the site → 403.
+ * A malformed, unknown, revoked key, or a known prefix with a wrong secret: the same 401 body.
  * Keys that resolve are cached by the SHA-256 of the presented key (api/plugins/cache.ts drops
  * one when it is revoked or its sites change); unknown keys are looked up every time.
  */
@@ -32,6 +33,14 @@ declare module 'fastify' {
     requireSiteMatchingHeader(siteId: number): Promise<SiteAccess>;
   }
 }
+
+/** The key format, for the OpenAPI description's security schemes (core/store/keys.ts makes them). */
+export const API_KEY_FORMAT = [
+  'Keys are 58 ASCII letters and digits: `wpk` followed by 55 base62 characters (`^wpk[A-Za-z0-9]{55}$`).',
+  'The first 15 characters are the key\'s public prefix (shown in the portal, by `webperf keys list` and by GET /whoami/); the other 43 are the secret (more than 256 bits). Only a hash of the key is stored.',
+  'Keys issued before this format (`wpk_`, 12 hex digits, `_`, 43 base64url characters) keep working until revoked.',
+  'No key: 401 KEY_MISSING. A malformed, unknown or revoked key: 401 `{"statusCode":401,"error":"KEY_INVALID","message":"The api-key is not valid"}`, the same answer whether or not its prefix exists.',
+].join(' ');
 
 /** A site the request's key may use. */
 export interface SiteAccess {
