@@ -3,10 +3,8 @@
  * validation errors become catalogue errors; anything else is a 500 whose body never leaks
  * internals. Body: { statusCode, error, message }.
  */
-import { STATUS_CODES } from 'node:http';
-import type { Socket } from 'node:net';
 import fp from 'fastify-plugin';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { databaseState, isDatabaseUnavailable } from '../../core/db/database.js';
 import { ErrorCodes, WebperfError, isWebperfError, type ErrorCode } from '../../core/errors.js';
 import { LANGS } from '../../core/i18n/langs.js';
@@ -42,30 +40,6 @@ function validationError(err: FastifyError, request: FastifyRequest): WebperfErr
     return new WebperfError('UNSUPPORTED_LANG', `Unsupported lang "${String(lang)}": use one of ${LANGS.join(', ')}`);
   }
   return new WebperfError('VALIDATION', err.message);
-}
-
-/** The catalogue code of an error Node's HTTP parser raises before there is a request. */
-function clientErrorCode(err: NodeJS.ErrnoException): ErrorCode {
-  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'REQUEST_TIMEOUT';
-  if (err.code === 'HPE_HEADER_OVERFLOW') return 'HEADERS_TOO_LARGE';
-  return 'MALFORMED_REQUEST';
-}
-
-/**
- * Fastify's `clientErrorHandler`: a request that never became one (bytes that are not HTTP,
- * headers too large, a client too slow, see config.http) still gets the documented error body and
- * a catalogue code before its connection is closed, instead of Fastify's own `Bad Request` body.
- */
-export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket): void {
-  if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const code = clientErrorCode(err);
-  const { status, message } = ErrorCodes[code];
-  const body = JSON.stringify({ statusCode: status, error: code, message });
-  this.log.debug({ err }, 'client error');
-  if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-  }
-  socket.destroy();
 }
 
 /**

@@ -8,10 +8,16 @@
  * The verdict of one answer: never a 5xx, never a connection dropped or left hanging without an
  * answer, and every non-2xx JSON answer is the documented error body { statusCode, error,
  * message } with `error` a code of the catalogue (core/errors.ts) and `statusCode` the status.
+ *
+ * The `oversized` family sends on purpose what the others hit only by chance: an oversized request
+ * line and an oversized header, each with and without a multipart body (oversized.ts), every route
+ * getting all four (in turn over the key kinds), by a client that keeps sending while the answer
+ * comes. Its verdict: the whole 414 (request line) or 431 (header) read, and no reset.
  */
 import fc from 'fast-check';
 import type { RouteTableEntry } from '../../api/context.js';
 import { ErrorCodes } from '../../core/errors.js';
+import { OVERSIZED, OVERSIZED_CASES, OVERSIZED_STATUS, multipartBody, oversizedVerdict, sendKeepSending, type OversizedCase } from './oversized.js';
 import { rawRequest, type RawOutcome } from './raw-http.js';
 
 /**
@@ -23,7 +29,7 @@ export const KEY_KINDS = ['none', 'invalid', 'revoked', 'other-site', 'standard'
 export type KeyKind = (typeof KEY_KINDS)[number];
 
 /** The families of malformation; `valid` is a well-formed request (it reaches the routes' logic). */
-export const FAMILIES = ['valid', 'path', 'query', 'header', 'body', 'content-type', 'bytes'] as const;
+export const FAMILIES = ['valid', 'path', 'query', 'header', 'body', 'content-type', 'bytes', 'oversized'] as const;
 export type Family = (typeof FAMILIES)[number];
 
 /** One route to fuzz. */
@@ -219,6 +225,8 @@ interface RequestParts {
   target: Buffer;
   headers: [string, Buffer][];
   body: Buffer | null;
+  /** The `oversized` family's case: sent by a client that keeps sending, judged by its status. */
+  oversized?: OversizedCase;
 }
 
 function serialise(parts: RequestParts, port: number): Buffer {
@@ -311,7 +319,9 @@ export function requestArb(target: FuzzTarget, kind: KeyKind, family: Family, wo
       parts.headers.unshift(['cookie', Buffer.from(cookie)]);
     }
     if (key !== null) {
-      if (keyInQuery) {
+      // A well-formed request sends its key where every route reads it (the header); the draw is
+      // still made, so that the other families' values stay those of their seeds.
+      if (keyInQuery && family !== 'valid') {
         const sep = parts.target.includes('?') ? '&' : '?';
         parts.target = Buffer.concat([parts.target, Buffer.from(`${sep}api-key=${pct(key)}`)]);
       } else {
@@ -406,6 +416,22 @@ export function requestArb(target: FuzzTarget, kind: KeyKind, family: Family, wo
         ];
         return fc.constantFrom(...cases).map((make) => () => base({ body: make() }));
       }
+      case 'oversized': {
+        // Each route gets every case, in turn over the key kinds (the request never reaches them).
+        const oversized = OVERSIZED_CASES[KEY_KINDS.indexOf(kind) % OVERSIZED_CASES.length];
+        return fc.constant(() => {
+          const form = multipartBody(OVERSIZED.bodyBytes);
+          const withBody = oversized.endsWith('+body');
+          const parts = base({ body: withBody ? { headers: [['content-type', Buffer.from(form.contentType)]], body: form.body } : { headers: [], body: null } });
+          if (oversized.startsWith('line')) {
+            parts.target = Buffer.concat([parts.target, Buffer.from(`${parts.target.includes('?') ? '&' : '?'}pad=${'a'.repeat(OVERSIZED.queryBytes)}`)]);
+          } else {
+            parts.headers.push(['accept-language', Buffer.from('sv,'.repeat(OVERSIZED.headerBytes / 2).slice(0, OVERSIZED.headerBytes))]);
+          }
+          parts.oversized = oversized;
+          return parts;
+        });
+      }
       case 'bytes': {
         const where = fc.constantFrom('path', 'query', 'header', 'body', 'method', 'version');
         return fc.tuple(where, nastyBytes).map(([spot, bytes]) => () => {
@@ -434,7 +460,8 @@ export function requestArb(target: FuzzTarget, kind: KeyKind, family: Family, wo
 
 /** A request that broke a rule, with what is needed to send it again. */
 export interface Finding {
-  rule: '5xx' | 'dropped' | 'hang' | 'error body';
+  /** `wrong status`: an oversized request answered other than 414 or 431 as its case asks. */
+  rule: '5xx' | 'dropped' | 'hang' | 'error body' | 'wrong status';
   route: string;
   key: KeyKind;
   family: Family;
@@ -455,6 +482,8 @@ export interface FuzzReport {
   slowest: { ms: number; route: string; key: KeyKind; family: Family; status: number | string }[];
   /** The answer (status, or how it failed) to the first well-formed request of each cell, by `${kind} ${method} ${path}`. */
   validAnswers: Record<string, number | string>;
+  /** The `oversized` family: requests sent, those whose whole answer (of the case's status) was read without a socket error, answers per case and status. */
+  oversized: { sent: number; answered: number; statuses: Partial<Record<OversizedCase, Record<string, number>>> };
   /** Cells (route × key kind × family) sent at least once. */
   cells: number;
   routes: number;
@@ -462,6 +491,9 @@ export interface FuzzReport {
 }
 
 const KNOWN_CODES = new Set(Object.keys(ErrorCodes));
+
+/** How the `oversized` family's client sends: 16 kB pieces 2 ms apart, so that it is still sending when the answer comes. */
+const OVERSIZED_SENDING = { pieceBytes: 16 * 1024, pauseMs: 2 };
 
 /** The rule an outcome breaks, or null. */
 export function judge(outcome: RawOutcome): { rule: Finding['rule']; detail: string } | null {
@@ -507,7 +539,10 @@ export async function runFuzz(options: {
 }): Promise<FuzzReport> {
   const { world, targets, perCell, seed } = options;
   const started = Date.now();
-  const report: FuzzReport = options.report ?? { requests: 0, statuses: {}, findings: [], broken: { '5xx': 0, dropped: 0, hang: 0, 'error body': 0 }, slowest: [], validAnswers: {}, cells: 0, routes: targets.length, ms: 0 };
+  const report: FuzzReport = options.report ?? {
+    requests: 0, statuses: {}, findings: [], broken: { '5xx': 0, dropped: 0, hang: 0, 'error body': 0, 'wrong status': 0 }, slowest: [], validAnswers: {},
+    oversized: { sent: 0, answered: 0, statuses: {} }, cells: 0, routes: targets.length, ms: 0,
+  };
   report.cells = 0;
   type Job = { target: FuzzTarget; kind: KeyKind; family: Family; seed: number; parts: RequestParts };
   // Drawn lazily, cell by cell, so that 100 kB values are not all held at once.
@@ -516,7 +551,11 @@ export async function runFuzz(options: {
     for (const target of targets) {
       for (const kind of KEY_KINDS) {
         for (const family of options.families ?? FAMILIES) {
-          const cellSeed = seed + cell++;
+          const cellSeed = seed + cell;
+          // The oversized family's requests are fixed (by the key kind; the parser refuses them before
+          // the key is read): it takes no cell number of its own, so every other cell keeps the seed
+          // it had before the family came, and earlier findings still reproduce from theirs.
+          if (family !== 'oversized') cell++;
           const drawn = fc.sample(requestArb(target, kind, family, world), { seed: cellSeed, numRuns: perCell });
           report.cells++;
           for (const make of drawn) yield { target, kind, family, seed: cellSeed, parts: make };
@@ -533,7 +572,23 @@ export async function runFuzz(options: {
       const job = next.value;
       const bytes = serialise(job.parts, world.port);
       const t0 = Date.now();
-      const outcome = await rawRequest(world.port, job.parts.method, bytes, options.timeoutMs ?? 30_000);
+      const oversized = job.parts.oversized;
+      let outcome: RawOutcome;
+      let broken: { rule: Finding['rule']; detail: string } | null;
+      if (oversized) {
+        const sent = await sendKeepSending(world.port, { method: job.parts.method, head: bytes, body: Buffer.alloc(0) }, { ...OVERSIZED_SENDING, timeoutMs: options.timeoutMs ?? 30_000 });
+        outcome = sent.response ? { kind: 'answer', response: sent.response } : sent.closedByServer || sent.error ? { kind: 'dropped', detail: sent.error ?? 'closed' } : { kind: 'hang' };
+        const wrong = oversizedVerdict(sent, OVERSIZED_STATUS[oversized]);
+        broken = sent.error ? { rule: 'dropped', detail: `${oversized}: ${wrong}` } : judge(outcome) ?? (wrong ? { rule: 'wrong status', detail: `${oversized}: ${wrong}` } : null);
+        report.oversized.sent++;
+        if (wrong === null) report.oversized.answered++;
+        const byStatus = (report.oversized.statuses[oversized] ??= {});
+        const shown = sent.error ?? (sent.response ? String(sent.response.status) : 'no answer');
+        byStatus[shown] = (byStatus[shown] ?? 0) + 1;
+      } else {
+        outcome = await rawRequest(world.port, job.parts.method, bytes, options.timeoutMs ?? 30_000);
+        broken = judge(outcome);
+      }
       const ms = Date.now() - t0;
       report.requests++;
       if (report.slowest.length < 5 || ms > report.slowest[report.slowest.length - 1].ms) {
@@ -543,7 +598,6 @@ export async function runFuzz(options: {
       if (outcome.kind === 'answer') report.statuses[outcome.response.status] = (report.statuses[outcome.response.status] ?? 0) + 1;
       const cellName = `${job.kind} ${job.target.method} ${job.target.path}`;
       if (job.family === 'valid' && !(cellName in report.validAnswers)) report.validAnswers[cellName] = outcome.kind === 'answer' ? outcome.response.status : outcome.kind;
-      const broken = judge(outcome);
       if (broken) {
         report.broken[broken.rule]++;
         if (report.findings.length < (options.keepFindings ?? 30)) {

@@ -1,7 +1,8 @@
 /**
  * Bad input: a fuzz run derived from the service's own /openapi.json and route table, at least
  * 10,000 requests over every route and method, with every kind of key and a signed-in portal
- * user, and every family of malformation (chaos/bad-input/fuzz.ts), against the real API in its
+ * user, and every family of malformation (chaos/bad-input/fuzz.ts; oversized request lines and
+ * headers on purpose, each with and without a body), against the real API in its
  * own process over a scratch embedded PostgreSQL. Goals: zero 5xx, zero connections dropped or
  * left without an answer, every error answer in the documented body with a catalogue code, the
  * process healthy afterwards and its memory at rest back near where it started after each of two
@@ -44,6 +45,12 @@ const scenario: ChaosScenario = {
         row('fuzz: answers 5xx', '5xx', String(report.broken['5xx']), report.broken['5xx'] === 0),
         row('fuzz: connections dropped or hung without an answer', 'dropped + hung', String(report.broken.dropped + report.broken.hang), report.broken.dropped + report.broken.hang === 0),
         row('fuzz: error answers not in the documented body with a catalogue code', 'wrong bodies', String(report.broken['error body']), report.broken['error body'] === 0),
+        row(
+          'fuzz: oversized on purpose (request line of 100 kB, a 70,000-byte header, each with and without a 256 kB multipart body; the client keeps sending): whole 414 / 431 read, no reset',
+          'answered / sent',
+          `${report.oversized.answered.toLocaleString('en')} / ${report.oversized.sent.toLocaleString('en')} (${Object.entries(report.oversized.statuses).map(([c, by]) => `${c}: ${Object.entries(by).map(([status, n]) => `${status} ×${n}`).join(', ')}`).join('; ')})`,
+          report.oversized.sent > 0 && report.oversized.answered === report.oversized.sent && report.broken['wrong status'] === 0,
+        ),
         row('fuzz: API process after the run', '/health', r.healthy ? '200 ok' : 'not ok', r.healthy),
         row(`fuzz: API heap used ${rest} (slack ${mb(MEMORY_SLACK.heapUsed)})`, 'heap', series((m) => m.heapUsed), r.heapBack),
         row(`fuzz: API RSS ${rest} (slack ${mb(MEMORY_SLACK.rss)})`, 'RSS', series((m) => m.rss), r.rssBack),

@@ -21,7 +21,11 @@ t.test('fuzzing every route with every key kind and malformation: no 5xx, no dro
   t.equal(report.cells, r.targets.length * KEY_KINDS.length * FAMILIES.length, 'every route × key kind × family');
   t.equal(report.requests, report.cells, 'one request per cell, each answered or judged');
   const findings = report.findings.map((f) => `${f.rule} ${f.route} key=${f.key} family=${f.family} seed=${f.seed}: ${f.detail.slice(0, 200)}`);
-  t.same(report.broken, { '5xx': 0, dropped: 0, hang: 0, 'error body': 0 }, 'no 5xx, no connection without an answer, every error in the documented body', { findings, apiErrors: r.apiErrors.slice(-5) });
+  t.same(report.broken, { '5xx': 0, dropped: 0, hang: 0, 'error body': 0, 'wrong status': 0 }, 'no 5xx, no connection without an answer, every error in the documented body', { findings, apiErrors: r.apiErrors.slice(-5) });
+  // Sent on purpose, every route all four: request line and header over the limit, each with and without a body.
+  t.equal(report.oversized.sent, r.targets.length * KEY_KINDS.length, 'an oversized request in every route × key kind cell');
+  t.equal(report.oversized.answered, report.oversized.sent, 'every oversized request had its whole 414 or 431 read, never a reset', { statuses: report.oversized.statuses });
+  t.same(Object.keys(report.oversized.statuses).sort(), ['header', 'header+body', 'line', 'line+body'], 'all four cases were sent');
   t.ok((report.statuses[200] ?? 0) > 0 && (report.statuses[400] ?? 0) > 0 && (report.statuses[401] ?? 0) > 0 && (report.statuses[403] ?? 0) > 0, 'the keys and values reached both the routes and their refusals', { statuses: report.statuses });
   // The signed-in portal caller reached the portal's pages and forms (a signed-out one is sent
   // to the sign-in form), and the sign-out it sent ended a spare session, not its own.
