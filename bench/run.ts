@@ -3,13 +3,15 @@
  *   1. the pipeline: bare Lighthouse vs our full pipeline vs the naive one-load-per-test way, on
  *      plain http and on https port 443 under a name (through the guard proxy's tunnel);
  *   2. the results API: requests per second and p99 of the results endpoints vs a bare route;
- *   3. the audit: 20 pages of a fixture site vs 20 bare Lighthouse runs vs Unlighthouse.
+ *   3. the audit: 20 pages of a fixture site vs 20 bare Lighthouse runs vs Unlighthouse;
+ *   4. the bulk site import: a 4,000-row file through `webperf sites import` vs the CLI's fixed cost.
  * Figures are ratios measured in the same run on the same machine; absolute times vary.
  */
 import { benchPipeline } from './pipeline.js';
 import { benchApi } from './api.js';
 import { benchWebanalytics } from './webanalytics.js';
 import { benchAudit } from './audit.js';
+import { benchSiteImport } from './site-import.js';
 
 const only = process.argv.slice(2);
 const want = (name: string) => only.length === 0 || only.includes(name);
@@ -31,5 +33,9 @@ if (want('webanalytics')) {
 if (want('audit')) {
   console.log('\n## Audit (issue 9)');
   console.log(await benchAudit());
+}
+if (want('site-import')) {
+  console.log('\n## Bulk site import (issue 22)');
+  console.log(await benchSiteImport());
 }
 process.exit(0);

@@ -43,6 +43,13 @@ export async function notifyCache(trx: Trx, event: CacheEvent): Promise<void> {
   pending.get(trx)?.push(event);
 }
 
+/** Several events queued in one statement (a bulk change of many sites): as notifyCache for each. */
+export async function notifyCacheEach(trx: Trx, events: CacheEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await sql`select pg_notify(${CACHE_CHANNEL}, e) from unnest(${events.map((e) => JSON.stringify(e))}::text[]) e`.execute(trx);
+  pending.get(trx)?.push(...events);
+}
+
 /**
  * `db.transaction().execute(fn)`; once it has committed, the events fn queued with notifyCache
  * reach this process's listeners on `db` at once, without waiting for PostgreSQL's delivery.
