@@ -12,6 +12,7 @@
  * that a missed invalidation can never be served.
  */
 import { LRUCache } from 'lru-cache';
+import { cacheLookupCounter } from './metrics.js';
 
 /** Options of an LruCache. */
 export interface LruOptions<V> {
@@ -25,6 +26,8 @@ export interface LruOptions<V> {
   weigh?: (value: V) => number;
   /** The clock (tests). */
   now?: () => number;
+  /** The cache's name in the metrics (webperf_cache_lookups_total{cache}); unnamed caches are not counted. */
+  name?: string;
 }
 
 interface Entry<V> {
@@ -70,6 +73,7 @@ export class LruCache<V> {
   private readonly tagDropped = new Map<string, number>();
   private allDropped = 0;
   private suspended = false;
+  private readonly lookup: ((hit: boolean) => void) | null;
 
   constructor(options: LruOptions<V>) {
     if (!(options.max >= 1) || !(options.ttlMs > 0)) throw new RangeError('LruCache: max must be ≥ 1 and ttlMs > 0');
@@ -77,6 +81,7 @@ export class LruCache<V> {
     this.ttlMs = options.ttlMs;
     this.maxWeight = options.maxWeight ?? Infinity;
     this.weigh = options.weigh ?? null;
+    this.lookup = options.name === undefined ? null : cacheLookupCounter(options.name);
     const now = options.now;
     this.lru = new LRUCache<string, Entry<V>>({
       max: this.max,
@@ -121,7 +126,9 @@ export class LruCache<V> {
 
   /** The live value of a key (and it becomes the most recently used), else undefined. */
   get(key: string): V | undefined {
-    return this.lru.get(key)?.value;
+    const value = this.lru.get(key)?.value;
+    this.lookup?.(value !== undefined);
+    return value;
   }
 
   /**

@@ -61,6 +61,11 @@ export interface Config {
    * `request.ip` (rate limits) and `request.host`.
    */
   trustProxy: TrustProxy;
+  /**
+   * An address of its own where the process serves its metrics to scrapers, without a key
+   * (WEBPERF_METRICS_LISTEN, e.g. `127.0.0.1:9464`); null: none (the API's GET /metrics, admin key, remains).
+   */
+  metricsListen: { host: string; port: number } | null;
 }
 
 /** Fastify's `trustProxy`, as the operator may set it (WEBPERF_TRUST_PROXY). */
@@ -124,6 +129,16 @@ export function parseTrustProxy(value: string | undefined): TrustProxy {
   return entries;
 }
 
+/** WEBPERF_METRICS_LISTEN: `host:port` or `[ipv6]:port` (port 0: any free port); empty: null. */
+export function parseListenAddress(value: string | undefined, name = 'WEBPERF_METRICS_LISTEN'): { host: string; port: number } | null {
+  const v = (value ?? '').trim();
+  if (v === '') return null;
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:\s]+)):(\d{1,5})$/.exec(v);
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port > 65_535) throw new Error(`${name} must be host:port or [ipv6]:port, e.g. 127.0.0.1:9464, got "${v}"`);
+  return { host: m[1] ?? m[2], port };
+}
+
 function list(value: string | undefined): string[] {
   return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 }
@@ -153,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     cruxApiKey: env.WEBPERF_CRUX_API_KEY || null,
     cruxEndpoint: env.WEBPERF_CRUX_ENDPOINT || CRUX_ENDPOINT,
     trustProxy: parseTrustProxy(env.WEBPERF_TRUST_PROXY),
+    metricsListen: parseListenAddress(env.WEBPERF_METRICS_LISTEN),
     http: {
       headersTimeoutMs: int(env.WEBPERF_HTTP_HEADERS_TIMEOUT_MS, 10_000, 'WEBPERF_HTTP_HEADERS_TIMEOUT_MS') || 10_000,
       requestTimeoutMs: int(env.WEBPERF_HTTP_REQUEST_TIMEOUT_MS, 30_000, 'WEBPERF_HTTP_REQUEST_TIMEOUT_MS') || 30_000,

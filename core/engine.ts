@@ -13,6 +13,7 @@ import type { Artifacts, Probes, TestPlugin } from './plugin-api.js';
 import { runPlugins, type PageFailure, type TestOutcome } from './pipeline.js';
 import type { PhaseTimes } from './phase-times.js';
 import type { PluginRegistry } from './registry.js';
+import { recordPageTest } from './metrics.js';
 import { getRun, markRun, saveRunResults } from './store/runs.js';
 
 export interface EngineDeps {
@@ -127,6 +128,7 @@ export async function executeRun(db: Db, runId: number, deps: EngineDeps, option
   await markRun(db, runId, 'running');
   // A page the site refused or could not serve is the run's result: every test type says why, not
   // rated. Any other failure is recorded by the caller, which also knows about its own time limit.
-  const { outcomes } = await testPage(run.url, deps.registry.select(run.test_types), deps, { signal: options.signal, loadFailure: 'report' });
-  return saveRunResults(db, runId, outcomes, new Date(), options.signal);
+  const tested = await testPage(run.url, deps.registry.select(run.test_types), deps, { signal: options.signal, loadFailure: 'report' });
+  recordPageTest(tested);
+  return saveRunResults(db, runId, tested.outcomes, new Date(), options.signal);
 }

@@ -11,6 +11,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { WebperfError } from '../core/errors.js';
+import { recordChromiumCrash, recordChromiumLaunch } from '../core/metrics.js';
 import { processAlive } from '../core/process-alive.js';
 
 /** Flags for a headless Chromium on a server with no outside network but the sites tested. */
@@ -69,6 +70,7 @@ export class BrowserPool {
 
   private async launch(): Promise<Browser> {
     this.launches++;
+    recordChromiumLaunch();
     const browser = await puppeteer.launch({
       executablePath: this.executablePath!,
       headless: true,
@@ -82,7 +84,8 @@ export class BrowserPool {
       writeFileSync(this.pidFile, JSON.stringify({ runner: process.pid, chromium: pid }) + '\n');
     }
     browser.on('disconnected', () => {
-      // A crash: the next acquire() launches a new one.
+      // A crash (close() marks the pool closed before it closes the browser): the next acquire() launches a new one.
+      if (!this.closed) recordChromiumCrash();
       this.browser = null;
     });
     return browser;

@@ -62,6 +62,7 @@ async function serve(config: Config, parts: { api: boolean; runner: boolean }): 
     if (service.apiUrl) log(`Portal: ${service.apiUrl}/portal/  (demo account: ${service.demo.portal.email} / password ${service.demo.portal.password})`);
   }
   if (service.worker) log(`runner: ${config.concurrency} concurrent test job(s), ${config.deliveryConcurrency} concurrent webhook deliveries`);
+  if (service.metricsUrl) log(`Metrics: ${service.metricsUrl} (Prometheus; no key: keep the address private)`);
   log('Ctrl-C stops everything.');
   waitForSignal(service, log);
 }

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { makeWorkerUtils, type Logger } from 'graphile-worker';
 import type { Db } from '../core/db/database.js';
+import { recordSilentRunnerJobsUnlocked } from '../core/metrics.js';
 import { workerPgPool } from './worker-schema.js';
 import { beat, forgetRunner, jobsLockedBy, restoreCrashedAttempts, silentWorkerIds } from '../core/store/jobs.js';
 
@@ -42,6 +43,7 @@ export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbe
       if (silent.length > 0) {
         const jobs = await jobsLockedBy(options.db, silent);
         await utils.forceUnlockWorkers(silent);
+        recordSilentRunnerJobsUnlocked(jobs.length);
         const restored = await restoreCrashedAttempts(options.db, jobs);
         options.logger.warn(`unlocked the jobs of ${silent.length} silent worker(s): ${silent.join(', ')}` + (restored ? `; ${restored} got back the last attempt the crash cost them` : ''));
       }

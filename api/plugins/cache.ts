@@ -109,13 +109,13 @@ export class ResultsCache {
 
   constructor(options: CacheOptions = {}) {
     const o = { ...DEFAULTS, ...options };
-    this.keys = new LruCache({ max: o.keyEntries, ttlMs: o.ttlMs });
-    this.sites = new LruCache({ max: o.siteEntries, ttlMs: o.ttlMs });
-    this.responses = new LruCache({ max: o.responseEntries, ttlMs: o.ttlMs, maxWeight: o.responseChars, weigh: (r) => r.body.length });
+    this.keys = new LruCache({ name: 'keys', max: o.keyEntries, ttlMs: o.ttlMs });
+    this.sites = new LruCache({ name: 'sites', max: o.siteEntries, ttlMs: o.ttlMs });
+    this.responses = new LruCache({ name: 'responses', max: o.responseEntries, ttlMs: o.ttlMs, maxWeight: o.responseChars, weigh: (r) => r.body.length });
     // Compressed forms are added to an entry after it is stored: its weight counts them up front
     // (HTML in UTF-8 plus about a third of it for the two compressed forms).
-    this.pages = new LruCache({ max: o.pageEntries, ttlMs: o.ttlMs, maxWeight: o.pageBytes, weigh: (p) => Math.ceil(Buffer.byteLength(p.html) * 1.34) });
-    this.refusals = new LruCache({ max: o.siteEntries, ttlMs: o.ttlMs });
+    this.pages = new LruCache({ name: 'pages', max: o.pageEntries, ttlMs: o.ttlMs, maxWeight: o.pageBytes, weigh: (p) => Math.ceil(Buffer.byteLength(p.html) * 1.34) });
+    this.refusals = new LruCache({ name: 'refusals', max: o.siteEntries, ttlMs: o.ttlMs });
     this.setLive(false);
   }
 

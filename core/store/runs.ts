@@ -9,6 +9,7 @@ import type { DB } from '../db/schema.js';
 import { ANALYTICS_TYPE_OF_TEST } from '../analytics.js';
 import { NOT_RATED } from '../plugin-api.js';
 import type { TestOutcome } from '../pipeline.js';
+import { recordRunStored } from '../metrics.js';
 import { addJob } from './jobs.js';
 import { notifyCache, withCacheEvents } from './notify.js';
 import { queueWebhookDeliveries } from './webhooks.js';
@@ -53,19 +54,26 @@ export async function getRun(db: Db, id: number) {
   return db.selectFrom('test_runs').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** A run whose state markRun changed: its test types (null: every active plugin), for the metrics. */
+export interface MarkedRun {
+  testTypes: number[] | null;
+}
+
 /**
  * Records a run's state. `queued` with an error: an attempt failed and another one will follow.
- * `failed` only when no attempt is left; the order fails with its last open run.
+ * `failed` only when no attempt is left; the order fails with its last open run. Null when the
+ * run was stored already (or does not exist): nothing changed.
  */
-export async function markRun(db: Db, id: number, status: 'running' | 'queued' | 'failed', error?: string): Promise<void> {
+export async function markRun(db: Db, id: number, status: 'running' | 'queued' | 'failed', error?: string): Promise<MarkedRun | null> {
   const changed = await db
     .updateTable('test_runs')
     .set({ status, error: error ?? null, ...(status === 'failed' ? { finished_at: new Date() } : {}) })
     .where('id', '=', id)
     // A run stored by another attempt stays stored, and so does its order.
     .where('status', '!=', 'done')
+    .returning('test_types')
     .executeTakeFirst();
-  if (status === 'failed' && changed.numUpdatedRows > 0n) {
+  if (status === 'failed' && changed !== undefined) {
     await db
       .updateTable('orders')
       .set({ status: 'failed' })
@@ -73,6 +81,7 @@ export async function markRun(db: Db, id: number, status: 'running' | 'queued' |
       .where((eb) => eb.not(eb.exists(eb.selectFrom('test_runs').select('id').where('order_id', '=', eb.ref('orders.id')).where('status', 'in', ['queued', 'running']))))
       .execute();
   }
+  return changed === undefined ? null : { testTypes: changed.test_types };
 }
 
 /**
@@ -98,6 +107,14 @@ const rated = (r: number | undefined | null) => (typeof r === 'number' && r !== 
  * whose `signal` has aborted (time limit, shutdown) stores nothing either.
  */
 export async function saveRunResults(db: Db, runId: number, outcomes: readonly TestOutcome[], testDate = new Date(), signal?: AbortSignal): Promise<number[]> {
+  const started = performance.now();
+  const ids = await storeRunResults(db, runId, outcomes, testDate, signal);
+  // Counted once committed, and only by the attempt that stored them.
+  if (ids.length > 0) recordRunStored(outcomes, performance.now() - started);
+  return ids;
+}
+
+async function storeRunResults(db: Db, runId: number, outcomes: readonly TestOutcome[], testDate: Date, signal?: AbortSignal): Promise<number[]> {
   return withCacheEvents(db, async (trx) => {
     signal?.throwIfAborted();
     const run = await trx.selectFrom('test_runs').selectAll().where('id', '=', runId).forUpdate().executeTakeFirstOrThrow();

@@ -5,6 +5,7 @@
  */
 import type { Task } from 'graphile-worker';
 import type { Db } from '../../core/db/database.js';
+import { recordWebhookAttempt } from '../../core/metrics.js';
 import type { TargetGuard } from '../../core/net/target-guard.js';
 import { loadPendingDelivery, recordDeliveryAttempt, retryDelayMs, type DeliveryJob } from '../../core/store/webhooks.js';
 import { sendWebhook, WEBHOOK_TIMEOUT_MS } from '../../core/webhooks/send.js';
@@ -47,6 +48,7 @@ export function deliverWebhookTask(deps: DeliverWebhookDeps): Task<'deliver_webh
     const outcome = await sendWebhook(deps.guard, delivery.url, delivery, deps.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS);
     const delay = (deps.webhookRetryDelayMs ?? retryDelayMs)(delivery.attempts + 1);
     const state = await recordDeliveryAttempt(deps.db, delivery, outcome, delay);
+    recordWebhookAttempt(state, outcome.durationMs);
     // The address is the owner's; it is not logged, only the delivery and what became of it.
     helpers.logger.info(`webhook delivery ${delivery.id} attempt ${delivery.attempts + 1}: ${state}${outcome.error ? ` (${outcome.error})` : ''}`);
   };

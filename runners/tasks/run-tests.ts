@@ -9,6 +9,7 @@ import type { Task } from 'graphile-worker';
 import { executeRun, type EngineDeps } from '../../core/engine.js';
 import { isDatabaseUnavailable, waitForDatabase, type Db } from '../../core/db/database.js';
 import { WebperfError } from '../../core/errors.js';
+import { recordRunFailed } from '../../core/metrics.js';
 import { markRun, requeueRun } from '../../core/store/runs.js';
 import type { BrowserPool } from '../browser-pool.js';
 import type { SparePage } from '../../core/gather/guarded-context.js';
@@ -71,7 +72,9 @@ export function runTestsTask(deps: RunTestsDeps): Task<'run_tests'> {
       // A target the guard refuses will never succeed: do not retry it.
       const final = (err instanceof WebperfError && err.code === 'TARGET_BLOCKED') || helpers.job.attempts >= helpers.job.max_attempts;
       // The run fails only when no attempt is left; until then it waits for its retry.
-      await markRun(deps.db, payload.runId, final ? 'failed' : 'queued', message).catch(() => {});
+      const marked = await markRun(deps.db, payload.runId, final ? 'failed' : 'queued', message).catch(() => null);
+      // Counted when it failed for good (not when another attempt had stored it meanwhile).
+      if (final && marked) recordRunFailed(deps.registry.select(marked.testTypes).map((p) => p.meta.id));
       if (err instanceof WebperfError && err.code === 'TARGET_BLOCKED') {
         helpers.logger.warn(`run ${payload.runId}: ${message}`);
         return;
