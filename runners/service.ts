@@ -10,11 +10,13 @@ import type { Runner } from 'graphile-worker';
 import { buildApp } from '../api/app.js';
 import { PROJECT_ROOT, type Config } from '../core/config.js';
 import { guardFromConfig } from '../core/net/egress.js';
+import { serveMetrics, watchDatabase } from '../core/metrics.js';
 import { loadPlugins, type PluginRegistry } from '../core/registry.js';
 import { importPublicSector } from '../core/store/sites.js';
 import { BrowserPool, CHROMIUM_INSTALL_HINT, cleanupOrphanedChromium } from './browser-pool.js';
 import { startDemo, type Demo } from './demo.js';
 import { openDatabase, type Database } from './database.js';
+import { announceAddress } from './service-address.js';
 import { startWorker } from './worker.js';
 
 export { openDatabase, type Database };
@@ -37,6 +39,8 @@ export interface Service {
   demo: Demo | null;
   database: Database;
   apiUrl: string | null;
+  /** The scrape address's `http://host:port/metrics` (WEBPERF_METRICS_LISTEN), else null. */
+  metricsUrl: string | null;
   stop(): Promise<void>;
 }
 
@@ -57,6 +61,18 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       allow.push(new URL(demo.url).origin);
     }
     const guard = guardFromConfig(config, allow);
+    // Metrics: a runner reads the queue and the heartbeats at each scrape (the API watches its own
+    // database, api/plugins/metrics.ts); every process kind may serve them at an address of its own.
+    if (options.runner) {
+      const unwatch = watchDatabase(database.db, { staleAfterMs: config.staleAfterMs });
+      stops.push(async () => unwatch());
+    }
+    let metricsUrl: string | null = null;
+    if (config.metricsListen) {
+      const metrics = await serveMetrics(config.metricsListen);
+      metricsUrl = metrics.url;
+      stops.push(() => metrics.close());
+    }
     let worker: Runner | null = null;
     if (options.runner) {
       const pidDir = path.join(config.dataDir, 'chromium');
@@ -87,6 +103,13 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       await app.listen({ host: config.host, port: config.port });
       apiUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${(app.server.address() as { port: number }).port}`;
       stops.push(() => app!.close());
+      // Operator commands' links (webperf users add) point at this address while it listens.
+      try {
+        const unannounce = announceAddress(config.dataDir, apiUrl);
+        stops.push(async () => unannounce());
+      } catch (err) {
+        log(`could not announce the API's address in ${config.dataDir}: ${(err as Error).message}`);
+      }
     }
     return {
       app,
@@ -94,6 +117,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       demo,
       database,
       apiUrl,
+      metricsUrl,
       stop: async () => {
         for (const stop of stops.reverse()) await stop().catch(() => {});
         await database.close();

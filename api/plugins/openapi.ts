@@ -6,12 +6,16 @@
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { API_KEY_FORMAT } from './auth.js';
 
 export const API_DESCRIPTION = `Web-quality measurements of websites (speed, accessibility, information security and privacy,
 web standards, readability, web analytics), open data about Swedish municipality and region websites, and premium access.
 
 **Open data** (\`/public-sector/\`, \`/item/{id}\`) is licensed CC BY-SA 4.0 (https://creativecommons.org/licenses/by-sa/4.0/):
 credit the source ("webperf open data") and share adapted data under the same licence.
+
+**Keys**: \`api-key\` values are \`wpk\` followed by 55 letters and digits (58 in all); keys issued in the earlier \`wpk_<hex>_<base64url>\` form keep working until revoked (see the security schemes).
+\`GET /whoami/\` tells what a key is, what it reaches and how much of its rate limit is left.
 
 **Errors** answer \`{ statusCode, error, message }\`: \`error\` is a stable code from one catalogue.
 
@@ -29,9 +33,9 @@ export default fp(async (app) => {
       info: { title: 'webperf API', version: '1.0.0', description: API_DESCRIPTION, license: { name: 'Open data: CC BY-SA 4.0', url: 'https://creativecommons.org/licenses/by-sa/4.0/' } },
       components: {
         securitySchemes: {
-          ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'api-key', description: 'Standard key (premium subscribers).' },
-          AdminApiKey: { type: 'apiKey', in: 'header', name: 'api-key', description: 'Admin key (agencies, elevated permissions).' },
-          QueryApiKey: { type: 'apiKey', in: 'query', name: 'api-key', description: 'Backwards compatibility; required by /webanalytics only.' },
+          ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'api-key', description: `Standard key (premium subscribers). ${API_KEY_FORMAT}` },
+          AdminApiKey: { type: 'apiKey', in: 'header', name: 'api-key', description: `Admin key (agencies, elevated permissions). ${API_KEY_FORMAT}` },
+          QueryApiKey: { type: 'apiKey', in: 'query', name: 'api-key', description: `The key as a query parameter, for clients that cannot send headers: accepted by /webanalytics (backwards compatibility) and /metrics (scrapers) only; redacted from the logs. ${API_KEY_FORMAT}` },
         },
       },
       tags: [

@@ -11,6 +11,7 @@ import orders from './orders.js';
 import audits from './audits.js';
 import lix from './lix.js';
 import webhook from './webhook.js';
+import whoami from './whoami.js';
 import type { PremiumOptions } from './options.js';
 
 export type { PremiumOptions } from './options.js';
@@ -32,6 +33,7 @@ const premium: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   await app.register(audits, childOpts);
   await app.register(lix, childOpts);
   await app.register(webhook, childOpts);
+  await app.register(whoami, childOpts);
 };
 
 export default premium;
