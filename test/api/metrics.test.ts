@@ -17,7 +17,7 @@ import { buildTestApi } from '../helpers/api.js';
 import { testBrowserPool } from '../helpers/fixture-artifacts.js';
 import { testWorld } from '../helpers/world/index.js';
 import { PluginRegistry, discoverPlugins } from '../../core/registry.js';
-import { definePlugin } from '../../core/plugin-api.js';
+import { throwingPlugin } from '../helpers/throwing-plugin.js';
 import { createKey } from '../../core/store/keys.js';
 import { queueRun } from '../../core/store/runs.js';
 import { setWebhook } from '../../core/store/webhooks.js';
@@ -80,14 +80,7 @@ async function waitForRun(db: Db, runId: number) {
 }
 
 const builtins = await discoverPlugins();
-const names = builtins.find((p) => p.meta.id === 101)!.meta;
-/** A plugin that always throws: its result says the test could not be completed (outcome error). */
-const throwing = definePlugin({
-  meta: { id: 990, names: names.names, descriptions: names.descriptions, active: true, categories: [], requiredArtifacts: [] },
-  run() {
-    throw new Error('boom');
-  },
-});
+const throwing = throwingPlugin(builtins);
 /** Two cheap test types (standard files, LIX) and the one that throws. */
 const TYPES = [9, 100, 990];
 

@@ -12,7 +12,7 @@ import { parseCrontab } from 'graphile-worker';
 import { buildTestApi } from '../helpers/api.js';
 import { testBrowserPool } from '../helpers/fixture-artifacts.js';
 import { PluginRegistry, discoverPlugins } from '../../core/registry.js';
-import { definePlugin } from '../../core/plugin-api.js';
+import { throwingPlugin } from '../helpers/throwing-plugin.js';
 import { startDemo } from '../../runners/demo.js';
 import { startWorker } from '../../runners/worker.js';
 import { CRONTAB } from '../../runners/tasks/schedule-followed-sites.js';
@@ -30,14 +30,7 @@ async function waitForRun(db: Db, runId: number, ms = 120_000) {
 }
 
 const builtins = await discoverPlugins();
-const names = builtins.find((p) => p.meta.id === 101)!.meta;
-/** A plugin that always throws: its error result must not sink the run. */
-const throwing = definePlugin({
-  meta: { id: 990, names: names.names, descriptions: names.descriptions, active: true, categories: [], requiredArtifacts: [] },
-  run() {
-    throw new Error('boom');
-  },
-});
+const throwing = throwingPlugin(builtins);
 
 t.test('the demo site is registered, tested by a real runner, and its scores appear at /item/{id} with the demo key', async (t) => {
   const { app, db, url } = await buildTestApi(t);
