@@ -16,6 +16,7 @@ import type { Db } from '../../core/db/database.js';
 import { AXE_RUN_OPTIONS, loadAxe } from '../../core/gather/axe.js';
 import { LOCK_MINUTES, MAX_FAILED_SIGN_INS } from '../../core/store/users.js';
 import { operatorCommand } from '../../runners/operator-cli.js';
+import { checkLayout } from '../helpers/layout.js';
 import { browserContext, portalUser, premiumSite, signIn, startPortal, submit, text } from '../helpers/portal.js';
 import { startTestRunner } from '../helpers/runner.js';
 import { testWorld, type World } from '../helpers/world/index.js';
@@ -105,8 +106,8 @@ t.test('the premium portal', async (t) => {
     await page.type('#label', 'CI server');
     t.equal(await submit(page, 'form[data-form="create-key"]'), 200);
     key = (await text(page, '[data-secret="api-key"]'))!;
-    t.match(key, /^wpk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/, 'the key is shown');
-    const stored = await db.selectFrom('api_keys').select(['kind', 'label', 'user_id', 'hash']).where('prefix', '=', key.slice(0, 16)).executeTakeFirstOrThrow();
+    t.match(key, /^wpk[A-Za-z0-9]{55}$/, 'the key is shown, letters and digits only');
+    const stored = await db.selectFrom('api_keys').select(['kind', 'label', 'user_id', 'hash']).where('prefix', '=', key.slice(0, 15)).executeTakeFirstOrThrow();
     t.strictSame({ kind: stored.kind, label: stored.label }, { kind: 'standard', label: 'CI server' });
     t.not(stored.hash.toString('utf8'), key, 'only a hash is stored');
 
@@ -115,7 +116,7 @@ t.test('the premium portal', async (t) => {
     t.equal(stats.status, 200);
     t.strictSame(((await stats.json()) as { id?: number; site_id?: number }[]).map((s) => s.id ?? s.site_id), [siteId]);
     await page.goto(`${base}/portal/keys`);
-    t.equal(await text(page, `tr[data-key-prefix="${key.slice(0, 16)}"] [data-field="last-used"]`), new Date().toISOString().slice(0, 10), 'last used is today');
+    t.equal(await text(page, `tr[data-key-prefix="${key.slice(0, 15)}"] [data-field="last-used"]`), new Date().toISOString().slice(0, 10), 'last used is today');
 
     // Re-test of one test type: the cost and what remains are shown before ordering.
     await page.goto(`${base}/portal/sites/${siteId}`);
@@ -233,6 +234,17 @@ t.test('the premium portal', async (t) => {
     const rating = await page.$eval('section[data-type-of-test="30"] [data-rating]', (e) => Number(e.getAttribute('data-rating')));
     const result = await db.selectFrom('test_results').select('rating').where('run_id', '=', run.id).where('type_of_test', '=', 30).executeTakeFirstOrThrow();
     t.equal(rating, result.rating, 'the result appears on the site page with its stored rating');
+    // Filled by a real run (an order done, a result with its report opened), the site page reads
+    // well on a phone, a tablet and a desktop, in English and in Swedish.
+    const openReports = () => page.$$eval('details', (ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = true)));
+    await openReports();
+    await checkLayout(t, page, 'en site page with a result');
+    await page.goto(`${base}/lang/sv?next=${encodeURIComponent(`/portal/sites/${siteId}`)}`);
+    t.equal(await page.$eval('html', (h) => h.lang), 'sv');
+    await openReports();
+    await checkLayout(t, page, 'sv site page with a result');
+    await page.goto(`${base}/lang/en?next=${encodeURIComponent(`/portal/sites/${siteId}`)}`);
+    t.equal(await page.$eval('html', (h) => h.lang), 'en');
 
     // An order that does not fit is refused before ordering, in the API's words.
     await page.type('#pages', '500');
@@ -259,7 +271,7 @@ t.test('the premium portal', async (t) => {
 
     // Revoke: the API answers 401 at once.
     await page.goto(`${base}/portal/keys`);
-    t.equal(await submit(page, `tr[data-key-prefix="${key.slice(0, 16)}"] form`), 200);
+    t.equal(await submit(page, `tr[data-key-prefix="${key.slice(0, 15)}"] form`), 200);
     t.equal(await text(page, '[data-flash]'), 'The key is revoked. The API answers 401 to it.');
     const after = await fetch(`${base}/stats/`, { headers: { 'api-key': key } });
     t.equal(after.status, 401);
