@@ -3,13 +3,13 @@
  * or taken over from another process), migrated for both schemas. Apart from service.ts so that
  * operator commands load the store and the database only, not the API and the engine.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../core/config.js';
 import { createDb, type Db } from '../core/db/database.js';
 import { ensureDatabase, runningEmbeddedPostgres, stopRunningPostgres, superviseEmbeddedPostgres } from '../core/db/embedded.js';
 import { migrateToLatest } from '../core/db/migrate.js';
 import { processAlive } from '../core/process-alive.js';
+import { announce, readAnnouncement } from './announcement.js';
 import { runWorkerMigrations } from './worker-schema.js';
 
 export interface Database {
@@ -31,7 +31,7 @@ export async function openDatabase(config: Config, log: (line: string) => void =
     const ownerFile = path.join(config.dataDir, 'pg-owner.json');
     let running = await runningEmbeddedPostgres(dir);
     if (running) {
-      const owner = readOwner(ownerFile);
+      const owner = readAnnouncement(ownerFile)?.pid ?? null;
       const ownerAlive = owner !== null && owner !== process.pid && processAlive(owner);
       if (!ownerAlive) {
         // The process that started it was killed (SIGKILL leaves PostgreSQL running): stop it, start afresh.
@@ -45,11 +45,11 @@ export async function openDatabase(config: Config, log: (line: string) => void =
     // A server of our own is supervised: should it die, it is started again (the API answers 503 meanwhile).
     const pg = running ?? (await superviseEmbeddedPostgres(dir, {}, log));
     if (!running) {
-      writeFileSync(ownerFile, JSON.stringify({ pid: process.pid }) + '\n');
+      const unannounce = announce(ownerFile);
       const stopOwn = pg.stop;
       stopServer = async () => {
         await stopOwn();
-        rmSync(ownerFile, { force: true });
+        unannounce();
       };
     }
     await ensureDatabase(pg.adminUrl, 'webperf');
@@ -73,13 +73,4 @@ export async function openDatabase(config: Config, log: (line: string) => void =
       await stopServer();
     },
   };
-}
-
-function readOwner(file: string): number | null {
-  try {
-    const pid = (JSON.parse(readFileSync(file, 'utf8')) as { pid?: unknown }).pid;
-    return Number.isInteger(pid) ? (pid as number) : null;
-  } catch {
-    return null;
-  }
 }

@@ -5,10 +5,10 @@
  * one-time password link of `webperf users add`) points at the service that is running rather than
  * at the configured port.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../core/config.js';
 import { processAlive } from '../core/process-alive.js';
+import { announce, readAnnouncement } from './announcement.js';
 
 /** The announcement's file in the data folder. */
 export const ADDRESS_FILE = 'api-address.json';
@@ -18,31 +18,14 @@ export const ADDRESS_FILE = 'api-address.json';
  * alone once another process has announced itself over it.
  */
 export function announceAddress(dataDir: string, url: string): () => void {
-  const file = path.join(dataDir, ADDRESS_FILE);
-  mkdirSync(dataDir, { recursive: true });
-  // Whole or not at all: a reader never sees half a file.
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify({ pid: process.pid, url }) + '\n');
-  renameSync(tmp, file);
-  return () => {
-    if (readAnnouncement(file)?.pid === process.pid) rmSync(file, { force: true });
-  };
-}
-
-function readAnnouncement(file: string): { pid: number; url: string } | null {
-  try {
-    const { pid, url } = JSON.parse(readFileSync(file, 'utf8')) as { pid?: unknown; url?: unknown };
-    if (!Number.isInteger(pid) || typeof url !== 'string' || !/^https?:\/\//.test(url)) return null;
-    return { pid: pid as number, url };
-  } catch {
-    return null;
-  }
+  return announce(path.join(dataDir, ADDRESS_FILE), { url });
 }
 
 /** The address a service running on this data folder announced; null when none runs (a crashed one's file is ignored). */
 export function announcedAddress(dataDir: string): { pid: number; url: string } | null {
   const found = readAnnouncement(path.join(dataDir, ADDRESS_FILE));
-  return found !== null && processAlive(found.pid) ? found : null;
+  if (found === null || typeof found.url !== 'string' || !/^https?:\/\//.test(found.url) || !processAlive(found.pid)) return null;
+  return { pid: found.pid, url: found.url };
 }
 
 /** Where the base of a printed link came from. */

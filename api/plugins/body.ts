@@ -21,6 +21,7 @@ import fp from 'fastify-plugin';
 import multipart from '@fastify/multipart';
 import type { FastifyError, FastifyRequest } from 'fastify';
 import { WebperfError } from '../../core/errors.js';
+import { LINGER } from '../../core/net/lingering-close.js';
 
 /** Size limits and errors of one form route. */
 export interface FormBodyRules {
@@ -43,10 +44,10 @@ declare module 'fastify' {
   }
 }
 
-/** Most bytes of an unread body read and dropped after an error answer. */
-export const DRAIN_BYTES = 8 * 1024 * 1024;
-/** Longest wait for the rest of an unread body after an error answer. */
-export const DRAIN_MS = 30_000;
+/** Most bytes of an unread body read and dropped after an error answer: the lingering close's. */
+export const DRAIN_BYTES = LINGER.bytes;
+/** Longest wait for the rest of an unread body after an error answer: the lingering close's. */
+export const DRAIN_MS = LINGER.ms;
 
 /** Multipart limits besides the field size: a form has a few text fields and no file. */
 const MULTIPART_LIMITS = { fields: 10, files: 1, fileSize: 1, parts: 20 } as const;

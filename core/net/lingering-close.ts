@@ -39,7 +39,7 @@ export const MAX_HEADER_BYTES = 16 * 1024;
 /**
  * Bounds of the lingering close: at most `bytes` read and dropped after the refusal, for at most
  * `ms` in all and `idleMs` without any data (nginx: lingering_time 30 s, lingering_timeout 5 s).
- * The bytes and the whole time are those the API gives an unread body after an error answer
+ * The API drains an unread body after an error answer within the same bytes and time
  * (api/plugins/body.ts DRAIN_BYTES, DRAIN_MS).
  */
 export const LINGER = { bytes: 8 * 1024 * 1024, ms: 30_000, idleMs: 5_000 } as const;

@@ -261,6 +261,8 @@ export function siteAddressKey(url: string): string | null {
 
 interface Plan {
   report: SiteImportReport;
+  /** Category ids by title. */
+  categoryIds: Map<string, number>;
   /** What to write for each added and changed site. */
   add: ImportedSite[];
   change: { id: number; site: ImportedSite; categoriesChanged: boolean }[];
@@ -272,10 +274,10 @@ async function plan(db: Db, file: SiteImportFile, dryRun: boolean): Promise<Plan
   const [sites, levelRows, categoryRows] = await Promise.all([
     listCatalogSites(db),
     db.selectFrom('premium_levels').select('name').execute(),
-    db.selectFrom('categories').select('title').execute(),
+    db.selectFrom('categories').select(['id', 'title']).execute(),
   ]);
   const levels = new Set(levelRows.map((l) => l.name));
-  const categories = new Set(categoryRows.map((c) => c.title));
+  const categories = new Map(categoryRows.map((c) => [c.title, c.id]));
   const byKey = new Map<string, CatalogSite[]>();
   for (const site of sites) {
     const key = siteAddressKey(site.url);
@@ -367,7 +369,7 @@ async function plan(db: Db, file: SiteImportFile, dryRun: boolean): Promise<Plan
     change.push({ id: existing.id, site, categoriesChanged: changes.categories !== undefined });
     report.changed.push({ line, id: existing.id, title: existing.title, url: existing.url, changes });
   }
-  return { report, add, change };
+  return { report, categoryIds: categories, add, change };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -384,13 +386,12 @@ export async function importSites(db: Db, file: SiteImportFile, options: SiteImp
   return withCacheEvents(db, async (trx) => {
     // Readers go on; `sites add`, `sites set` and another import wait for this one.
     await sql`lock table sites in share row exclusive mode`.execute(trx);
-    const { report, add, change } = await plan(trx, file, false);
+    const { report, categoryIds, add, change } = await plan(trx, file, false);
     if (report.bad.length && !options.skipBad) return report;
     if (add.length === 0 && change.length === 0) {
       report.written = true;
       return report;
     }
-    const categoryIds = new Map((await trx.selectFrom('categories').select(['id', 'title']).execute()).map((c) => [c.title, c.id]));
     const links: { site: number; category: number }[] = [];
 
     if (add.length) {

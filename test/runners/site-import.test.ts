@@ -10,6 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
 import { PROJECT_ROOT } from '../../core/config.js';
+import { listCatalogSites } from '../../core/store/catalog-admin.js';
 import { createTestDb } from '../helpers/db.js';
 
 const run = promisify(execFile);
@@ -36,27 +37,9 @@ async function csv(name: string, content: string | Buffer): Promise<string> {
   return name;
 }
 
-/** Every site with its categories, by id. */
+/** Every site with its categories, by id, as the operator's catalogue lists it (public_sector aside). */
 async function catalogue() {
-  const rows = await db
-    .selectFrom('sites as s')
-    .select((eb) => [
-      's.id',
-      's.title',
-      's.url',
-      's.premium_level',
-      's.monthly_quota',
-      's.followed',
-      eb
-        .selectFrom('site_categories as sc')
-        .innerJoin('categories as c', 'c.id', 'sc.category_id')
-        .select((e) => e.fn.agg<string[]>('array_agg', ['c.title']).as('t'))
-        .whereRef('sc.site_id', '=', 's.id')
-        .as('categories'),
-    ])
-    .orderBy('s.id')
-    .execute();
-  return rows.map((r) => ({ ...r, categories: [...(r.categories ?? [])].sort() }));
+  return (await listCatalogSites(db)).map(({ public_sector: _, ...site }) => site);
 }
 
 const bySite = async () => Object.fromEntries((await catalogue()).map(({ url, id, ...rest }) => [url, rest]));
