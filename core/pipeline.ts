@@ -52,6 +52,8 @@ export interface RunPluginsOptions {
    * reading of the page) and whose reports say it was judged without the page.
    */
   pageFailure?: PageFailure;
+  /** The time of the run the plugins judge ages against (context.now); default: when they start. */
+  now?: Date;
 }
 
 /** Default time limit of one plugin's run(). */
@@ -123,7 +125,7 @@ export async function runPlugin(plugin: TestPlugin, artifacts: Artifacts, option
   try {
     // A job already out of time starts nothing.
     signal.throwIfAborted();
-    const result = await untilAborted(Promise.resolve().then(() => plugin.run(artifacts, { probes: options.probes, signal })), signal);
+    const result = await untilAborted(Promise.resolve().then(() => plugin.run(artifacts, { probes: options.probes, signal, now: options.now ?? new Date(started) })), signal);
     const reports = renderReports(result);
     return {
       typeOfTest: plugin.meta.id,
@@ -145,9 +147,11 @@ export async function runPlugin(plugin: TestPlugin, artifacts: Artifacts, option
 }
 
 export async function runPlugins(plugins: readonly TestPlugin[], artifacts: Artifacts, options: RunPluginsOptions): Promise<TestOutcome[]> {
+  // One time for the whole run: every plugin judges ages against the same moment.
+  const shared = { ...options, now: options.now ?? new Date() };
   return Promise.all(
     plugins.map(async (p) => {
-      const outcome = await runPlugin(p, artifacts, options);
+      const outcome = await runPlugin(p, artifacts, shared);
       options.onPlugin?.(p, outcome);
       return outcome;
     }),

@@ -43,6 +43,8 @@ export interface NetworkRecord {
   /** Every Set-Cookie header line of the response. */
   setCookies: string[];
   transferSize: number;
+  /** Bytes of the body after decoding (what a HAR calls content.size); 0 when none arrived. */
+  resourceSize: number;
   failed: boolean;
 }
 
@@ -165,16 +167,46 @@ export interface TlsProbe {
   error?: string;
 }
 
+/** The DNS record types the dns probe asks. */
+export type DnsRecordType = 'A' | 'AAAA' | 'CNAME' | 'MX' | 'NS' | 'TXT';
+
+/** One DNS question's answer, as the service's resolver gave it. */
+export interface DnsAnswer {
+  name: string;
+  type: DnsRecordType;
+  /**
+   * 'ok': the name exists (records may be empty: no record of this type, NODATA); 'nxdomain': no
+   * such name; 'error': no usable answer (timeout, SERVFAIL, refused, no resolver).
+   */
+  status: 'ok' | 'nxdomain' | 'error';
+  /**
+   * A, AAAA: addresses; CNAME, NS: names; TXT: each record's strings joined (RFC 7208 section 3.3);
+   * MX: the exchanges' names, lowest priority value first.
+   */
+  records: string[];
+  /** MX only: each exchange with its priority, as answered. */
+  mx?: { exchange: string; priority: number }[];
+  /** Why the answer is 'error'. */
+  error?: string;
+}
+
 /** Guarded HTTP probes beside the page load; memoised per run. */
 export interface Probes {
   fetch(url: string, options?: { method?: 'GET' | 'HEAD'; followRedirects?: boolean; maxBytes?: number }): Promise<ProbeResponse>;
   tls(host: string, port?: number): Promise<TlsProbe>;
+  /**
+   * A DNS lookup through the service's resolver (WEBPERF_DNS_SERVERS, else the system's servers);
+   * memoised per run. Names only: nothing is connected to.
+   */
+  dns(name: string, type: DnsRecordType): Promise<DnsAnswer>;
 }
 
 export interface PluginContext {
   probes: Probes;
   /** Aborted when the plugin's time is up or the job's time limit is reached; stop work then. */
   signal: AbortSignal;
+  /** The time of the run: judge ages (a statement's date, a certificate) against this, not the clock. */
+  now: Date;
 }
 
 /** A finding; text is readable in the report languages. */

@@ -227,6 +227,7 @@ function recording(probes: Probes): Probes & { answers: Map<string, ProbeRespons
       return res;
     },
     tls: (host, port) => probes.tls(host, port),
+    dns: (name, type) => probes.dns(name, type),
   };
 }
 

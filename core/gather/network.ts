@@ -47,6 +47,7 @@ export function networkFromDevtoolsLog(log: readonly RawEvent[]): NetworkRecord[
       responseHeaders: {},
       setCookies: [],
       transferSize: 0,
+      resourceSize: 0,
       failed: false,
     };
     byId.set(requestId, rec);
@@ -88,6 +89,11 @@ export function networkFromDevtoolsLog(log: readonly RawEvent[]): NetworkRecord[
       case 'Network.responseReceivedExtraInfo': {
         // Raw headers (Set-Cookie included) arrive here, before or after responseReceived.
         extra.set(p.requestId, { headers: p.headers });
+        break;
+      }
+      case 'Network.dataReceived': {
+        const rec = byId.get(p.requestId);
+        if (rec) rec.resourceSize += p.dataLength ?? 0;
         break;
       }
       case 'Network.loadingFinished': {

@@ -6,6 +6,7 @@
  * alike.
  */
 import type { Config } from '../config.js';
+import { recordLookup } from './dns-records.js';
 import { resolverFor } from './resolver.js';
 import { TargetGuard } from './target-guard.js';
 import { loadTrust } from './trust.js';
@@ -16,6 +17,7 @@ export type EgressConfig = Pick<Config, 'allowTargets' | 'dnsServers' | 'extraCa
 export function guardFromConfig(config: EgressConfig, extraAllow: readonly string[] = []): TargetGuard {
   return new TargetGuard([...config.allowTargets, ...extraAllow], {
     resolver: resolverFor(config.dnsServers),
+    records: recordLookup(config.dnsServers),
     trust: loadTrust(config.extraCaCerts),
   });
 }

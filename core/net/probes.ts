@@ -7,7 +7,7 @@ import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 import { isWebperfError } from '../errors.js';
-import type { ProbeResponse, Probes, TlsProbe } from '../plugin-api.js';
+import type { DnsAnswer, ProbeResponse, Probes, TlsProbe } from '../plugin-api.js';
 import type { TargetGuard } from './target-guard.js';
 
 /** The raw bytes behind a probe answer, for callers that read binary bodies (gzipped sitemaps). */
@@ -96,6 +96,7 @@ export function createProbes(guard: TargetGuard, options: ProbeOptions = {}): Pr
   const userAgent = options.userAgent ?? PROBE_USER_AGENT;
   const fetchCache = new Map<string, Promise<ProbeResponse>>();
   const tlsCache = new Map<string, Promise<TlsProbe>>();
+  const dnsCache = new Map<string, Promise<DnsAnswer>>();
 
   async function doFetch(raw: string, method: 'GET' | 'HEAD', follow: boolean, maxBytes: number): Promise<ProbeResponse> {
     const chain: string[] = [];
@@ -216,6 +217,15 @@ export function createProbes(guard: TargetGuard, options: ProbeOptions = {}): Pr
           }
         })();
         tlsCache.set(key, hit);
+      }
+      return hit;
+    },
+    dns(name, type) {
+      const key = `${type} ${name.toLowerCase().replace(/\.$/, '')}`;
+      let hit = dnsCache.get(key);
+      if (!hit) {
+        hit = guard.records(name, type);
+        dnsCache.set(key, hit);
       }
       return hit;
     },

@@ -13,6 +13,7 @@ import type dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { WebperfError } from '../errors.js';
+import { noRecordLookup, type RecordLookup } from './dns-records.js';
 import { lookupVia, systemResolver, type Resolver } from './resolver.js';
 import { NO_EXTRA_TRUST, type TlsTrust } from './trust.js';
 
@@ -81,9 +82,15 @@ export class TargetGuard {
    * is the service's one way out, so every guarded TLS client verifies with the same trust.
    */
   readonly trust: TlsTrust;
+  /**
+   * Record lookups (MX, TXT...) asked of the same DNS servers as `resolver`; without one, every
+   * record question is answered as an error and no DNS server is asked (core/net/dns-records.ts).
+   */
+  readonly records: RecordLookup;
 
-  constructor(allow: readonly string[] = [], options: { resolver?: Resolver; trust?: TlsTrust } = {}) {
+  constructor(allow: readonly string[] = [], options: { resolver?: Resolver; records?: RecordLookup; trust?: TlsTrust } = {}) {
     this.resolve = options.resolver ?? systemResolver;
+    this.records = options.records ?? noRecordLookup;
     this.trust = options.trust ?? NO_EXTRA_TRUST;
     for (const entry of allow) {
       if (/^https?:\/\//i.test(entry)) {

@@ -135,6 +135,7 @@ export function routeProbes(probes: Probes, routes: Record<string, string>): Pro
       return probes.fetch(url, options);
     },
     tls: (host, port) => probes.tls(host, port),
+    dns: (name, type) => probes.dns(name, type),
   };
 }
 
@@ -142,7 +143,7 @@ export function routeProbes(probes: Probes, routes: Record<string, string>): Pro
 export function networkRecord(url: string, resourceType: string, extra: Partial<NetworkRecord> = {}): NetworkRecord {
   return {
     url, method: 'GET', status: 200, resourceType, mimeType: '', remoteAddress: '127.0.0.1', protocol: '',
-    requestHeaders: {}, responseHeaders: {}, setCookies: [], transferSize: 0, failed: false, ...extra,
+    requestHeaders: {}, responseHeaders: {}, setCookies: [], transferSize: 0, resourceSize: 0, failed: false, ...extra,
   };
 }
 

@@ -23,6 +23,7 @@ import {
   type PageAnswer,
 } from '../../plugins/http-network/observatory.js';
 import { followRoute } from '../../plugins/http-network/route.js';
+import { noRecordLookup } from '../../core/net/dns-records.js';
 import { LOOPBACK_GUARD, loadFixture, makeArtifacts } from '../helpers/fixture-artifacts.js';
 import { httpsPageArtifacts, networkRecord, routeProbes, startTlsSite, type TlsSite } from '../helpers/infosec-tls.js';
 
@@ -259,6 +260,7 @@ function tableProbes(answers: Record<string, { status: number; location?: string
         },
       } satisfies TlsProbe;
     },
+    dns: noRecordLookup,
   };
 }
 

@@ -26,6 +26,7 @@ import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { recordLookup } from '../../../core/net/dns-records.js';
 import { dnsServersResolver, type Resolver } from '../../../core/net/resolver.js';
 import { TargetGuard } from '../../../core/net/target-guard.js';
 import { trustFromPem, type TlsTrust } from '../../../core/net/trust.js';
@@ -248,7 +249,7 @@ export async function startWorld(t?: Teardown): Promise<World> {
     trust,
     site,
     record: (name, records) => void zone.set(name.toLowerCase(), { ...zone.get(name.toLowerCase()), ...records }),
-    guard: (allow = ['127.0.0.0/8']) => new TargetGuard(allow, { resolver, trust }),
+    guard: (allow = ['127.0.0.0/8']) => new TargetGuard(allow, { resolver, records: recordLookup([dns.address]), trust }),
     env: (extra = {}) => ({
       WEBPERF_DNS_SERVERS: dns.address,
       WEBPERF_EXTRA_CA_CERTS: ca.certFile,
