@@ -8,7 +8,7 @@
  * `N passed, N failed` counted from tap's results.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -80,42 +80,124 @@ async function main(): Promise<number> {
     const args = process.argv.slice(2);
     const tapBin = path.join(PROJECT_ROOT, 'node_modules', '.bin', 'tap');
     await buildTapPlugins(tapBin);
-    const code = await new Promise<number>((resolve) => {
-      const child = spawn(tapBin, ['--reporter=tap', ...args], {
-        cwd: PROJECT_ROOT,
-        env: {
-          ...process.env,
-          WEBPERF_TEST_ADMIN_URL: adminUrl,
-          WEBPERF_TEST_TEMPLATE: TEMPLATE,
-          WEBPERF_TEST_FIXTURE_SITES: JSON.stringify(fixtureSites),
-          WEBPERF_TEST_SHARED_HOSTS: JSON.stringify(sharedHosts),
-          WEBPERF_TEST_CA_DIR: caDir,
-          WEBPERF_TEST_GATHER_CACHE: gatherCache,
-        },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      const results = new TapFailures();
-      child.stdout.setEncoding('utf8'); // a character split across chunks stays whole
-      child.stdout.on('data', (chunk: string) => {
-        process.stdout.write(chunk);
-        results.write(chunk);
-      });
-      child.on('close', (c) => {
-        results.write('\n');
-        const num = (key: string) => results.counts[key] ?? 0;
-        const failed = num('fail') + (c !== 0 && num('fail') === 0 ? 1 : 0);
-        const skipped = num('skip') + num('todo');
-        for (const line of results.summary()) console.log(line);
-        console.log(`${num('pass')} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
-        resolve(c ?? 1);
-      });
-    });
+    const env = {
+      ...process.env,
+      WEBPERF_TEST_ADMIN_URL: adminUrl,
+      WEBPERF_TEST_TEMPLATE: TEMPLATE,
+      WEBPERF_TEST_FIXTURE_SITES: JSON.stringify(fixtureSites),
+      WEBPERF_TEST_SHARED_HOSTS: JSON.stringify(sharedHosts),
+      WEBPERF_TEST_CA_DIR: caDir,
+      WEBPERF_TEST_GATHER_CACHE: gatherCache,
+    };
+    // Named files or tap options: one tap, as asked. The whole suite: shares of equal time.
+    const runs = args.length > 0 ? [runTap(tapBin, ['--reporter=tap', ...args], env, false)] : await runShares(tapBin, env);
+    const results = await Promise.all(runs);
+    const num = (key: string) => results.reduce((sum, r) => sum + (r.failures.counts[key] ?? 0), 0);
+    // A tap that ended badly without a failed assertion (a file that would not start) is a failure.
+    const failed = num('fail') + results.filter((r) => r.code !== 0 && !r.failures.counts.fail).length;
+    const skipped = num('skip') + num('todo');
+    for (const r of results) for (const line of r.failures.summary()) console.log(line);
+    if (process.env.WEBPERF_TEST_TIMES === 'write' && args.length === 0) await writeFileTimes(results.flatMap((r) => r.times));
+    console.log(`${num('pass')} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+    const code = results.every((r) => r.code === 0) ? 0 : 1;
     return code;
   } finally {
     await world?.close();
     await stop();
     await rm(tmp, { recursive: true, force: true });
   }
+}
+
+/** The file that keeps each test file's last measured time (seconds), for balancing the shares. */
+const FILE_TIMES = path.join(PROJECT_ROOT, 'test', 'file-times.json');
+/** What a file not yet measured is taken to need. */
+const UNMEASURED_S = 30;
+
+interface TapRun {
+  code: number;
+  failures: TapFailures;
+  /** Each file's time as tap measured it. */
+  times: { file: string; seconds: number }[];
+}
+
+/**
+ * One tap process. Live: its output as it comes (one tap), or, for a share, a line per finished
+ * file and the whole output when the share ends, so that three shares' TAP never interleave.
+ */
+function runTap(tapBin: string, args: string[], env: NodeJS.ProcessEnv, share: string | false): Promise<TapRun> {
+  return new Promise((resolve) => {
+    const child = spawn(tapBin, args, { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const failures = new TapFailures();
+    const times: TapRun['times'] = [];
+    const held: string[] = [];
+    let partial = '';
+    child.stdout.setEncoding('utf8'); // a character split across chunks stays whole
+    child.stdout.on('data', (chunk: string) => {
+      failures.write(chunk);
+      if (share) held.push(chunk);
+      else process.stdout.write(chunk);
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        const done = /^(not ok|ok) \d+ - (\S+\.test\.ts) # time=([\d.]+)ms/.exec(line);
+        if (!done) continue;
+        times.push({ file: done[2], seconds: Number(done[3]) / 1000 });
+        if (share) console.log(`# ${share}: ${done[1]} ${done[2]} (${(Number(done[3]) / 1000).toFixed(0)} s)`);
+      }
+    });
+    child.on('close', (c) => {
+      failures.write('\n');
+      if (share) process.stdout.write(`# ${share}: its whole output\n${held.join('')}`);
+      resolve({ code: c ?? 1, failures, times });
+    });
+  });
+}
+
+/**
+ * The whole suite in as many tap processes as tap's configured jobs, each running its share of
+ * the files one at a time. tap itself starts files in name order, so the longest ones (the CLI's,
+ * the runners') started last and the run ended with one file running alone; the shares are made
+ * longest file first, each to the share with the least time so far (by the times in
+ * test/file-times.json), so that they end together.
+ */
+async function runShares(tapBin: string, env: NodeJS.ProcessEnv): Promise<Promise<TapRun>[]> {
+  const { TapConfig } = await import('@tapjs/config');
+  const config = await TapConfig.load();
+  const jobs = Math.max(1, Number(config.get('jobs') ?? 1));
+  const files = (await readdir(path.join(PROJECT_ROOT, 'test'), { recursive: true }))
+    .filter((f) => f.endsWith('.test.ts') && !f.split(path.sep).includes('fixtures'))
+    .map((f) => path.posix.join('test', f.split(path.sep).join('/')));
+  const known = await readFileTimes();
+  const shares = planShares(files, known, jobs);
+  console.log(`# ${files.length} test files in ${shares.length} shares of about ${shares.map((s) => `${s.seconds.toFixed(0)} s`).join(', ')} (test/file-times.json)`);
+  return shares.map((s, i) => runTap(tapBin, ['--reporter=tap', '--jobs=1', ...s.files.sort()], env, `share ${i + 1}/${shares.length}`));
+}
+
+/** Longest first, each to the share with the least time so far. */
+function planShares(files: readonly string[], seconds: Record<string, number>, jobs: number): { files: string[]; seconds: number }[] {
+  const shares = Array.from({ length: Math.min(jobs, files.length) }, () => ({ files: [] as string[], seconds: 0 }));
+  const cost = (f: string) => seconds[f] ?? UNMEASURED_S;
+  for (const file of [...files].sort((a, b) => cost(b) - cost(a) || a.localeCompare(b))) {
+    const least = shares.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+    least.files.push(file);
+    least.seconds += cost(file);
+  }
+  return shares;
+}
+
+async function readFileTimes(): Promise<Record<string, number>> {
+  try {
+    return JSON.parse(await readFile(FILE_TIMES, 'utf8')) as Record<string, number>;
+  } catch {
+    return {};
+  }
+}
+
+/** WEBPERF_TEST_TIMES=write npm test: keeps this run's times for the next runs' shares. */
+async function writeFileTimes(times: { file: string; seconds: number }[]): Promise<void> {
+  const sorted = Object.fromEntries([...times].sort((a, b) => a.file.localeCompare(b.file)).map((t) => [t.file, Math.round(t.seconds)]));
+  await writeFile(FILE_TIMES, `${JSON.stringify(sorted, null, 2)}\n`);
+  console.log(`# file times written to ${path.relative(PROJECT_ROOT, FILE_TIMES)}`);
 }
 
 /**
