@@ -181,11 +181,20 @@ export interface DnsAnswer {
   status: 'ok' | 'nxdomain' | 'error';
   /**
    * A, AAAA: addresses; CNAME, NS: names; TXT: each record's strings joined (RFC 7208 section 3.3);
-   * MX: the exchanges' names, lowest priority value first.
+   * MX: the exchanges' names, lowest priority value first (the root, a null MX of RFC 7505, as '.').
    */
   records: string[];
   /** MX only: each exchange with its priority, as answered. */
   mx?: { exchange: string; priority: number }[];
+  /**
+   * DNSSEC as the resolver reported it (asked with the EDNS DO bit): true when it set the AD flag
+   * (it validated the answer, or the proof that there is none); false when it did not and the answer
+   * carried no signatures (an unsigned zone); null when that cannot be told: the resolver passed
+   * signatures on without validating them, the answer is an 'error', or it had to be read again
+   * over TCP and the flag was clear. Meaningful only when the resolver validates, as the public
+   * resolvers do. Absent from answers not made by the service's resolver (a test's own).
+   */
+  authenticated?: boolean | null;
   /** Why the answer is 'error'. */
   error?: string;
 }

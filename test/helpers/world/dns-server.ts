@@ -1,8 +1,16 @@
 /**
  * The test world's DNS server (dns2, on UDP on 127.0.0.1; its answers are small): answers for the zone it is given
- * (A, AAAA, CNAME chains, MX, TXT), NXDOMAIN for every other name, and counts what it was asked,
+ * (A, AAAA, CNAME chains, MX, TXT, NS), NXDOMAIN for every other name, and counts what it was asked,
  * so that a test can show a lookup reached it. The service is pointed at it with
  * WEBPERF_DNS_SERVERS, the one resolver setting every lookup of the service goes through.
+ *
+ * It stands for the recursive resolver the service asks, so a name can also be marked as that
+ * resolver would see it: `dnssec: 'validated'` (the AD flag set for a query with the DO or AD bit,
+ * as a validating resolver answers a signed zone), `dnssec: 'unvalidated'` (a signature passed on
+ * without the AD flag, as a resolver that does not validate answers a signed zone), `broken`
+ * (SERVFAIL, as for a zone whose servers fail or whose signatures do not validate). A null MX
+ * (RFC 7505) is `MX: [{ exchange: '.', priority: 0 }]`; a TXT string longer than 255 bytes goes out
+ * as several character-strings of at most 255 bytes, as zone files write long SPF records.
  */
 import dns2 from 'dns2';
 
@@ -15,6 +23,11 @@ export interface ZoneRecords {
   MX?: { exchange: string; priority: number }[];
   /** Each record's strings (one TXT record may hold several). */
   TXT?: string[][];
+  NS?: string[];
+  /** How the resolver sees the name's zone signed (see above); unsigned when absent. */
+  dnssec?: 'validated' | 'unvalidated';
+  /** Every question about the name is answered SERVFAIL. */
+  broken?: boolean;
 }
 
 export interface DnsServer {
@@ -27,6 +40,28 @@ export interface DnsServer {
 
 const TTL = 60;
 const norm = (name: string) => name.toLowerCase().replace(/\.$/, '');
+const RRSIG = 46;
+
+/** A string as character-strings of at most 255 bytes (RFC 1035 section 3.3). */
+function characterStrings(text: string): Buffer[] {
+  const bytes = Buffer.from(text, 'utf8');
+  const out: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += 255) out.push(bytes.subarray(i, i + 255));
+  return out.length ? out : [Buffer.alloc(0)];
+}
+
+/** An RRSIG's RDATA (RFC 4034 section 3.1) covering `type`; the signature bytes are filler, nothing checks them. */
+function rrsigData(type: number, name: string): Buffer {
+  const fixed = Buffer.alloc(18);
+  fixed.writeUInt16BE(type, 0);
+  fixed.writeUInt8(13, 2); // ECDSAP256SHA256
+  fixed.writeUInt8(name.split('.').filter(Boolean).length, 3);
+  fixed.writeUInt32BE(TTL, 4);
+  fixed.writeUInt32BE(0xffffffff, 8); // expiration
+  fixed.writeUInt32BE(0, 12); // inception
+  fixed.writeUInt16BE(12345, 16); // key tag
+  return Buffer.concat([fixed, Buffer.from([0]), Buffer.alloc(64, 0xab)]);
+}
 
 export async function startDnsServer(zone: Map<string, ZoneRecords>): Promise<DnsServer> {
   const asked: string[] = [];
@@ -41,10 +76,19 @@ export async function startDnsServer(zone: Map<string, ZoneRecords>): Promise<Dn
       asked.push(`${norm(question.name)} ${Packet.TYPE_NAME[type] ?? type}`);
       let name = norm(question.name);
       let records = zone.get(name);
+      if (records?.broken) {
+        response.header.rcode = 2; // SERVFAIL
+        return send(response);
+      }
       if (!records) {
         response.header.rcode = 3; // NXDOMAIN
         return send(response);
       }
+      // What a validating resolver tells a client that asks for DNSSEC (DO or AD, RFC 6840 5.7).
+      const opt = (request.additionals ?? []).find((r: any) => r?.type === Packet.TYPE.EDNS) as { doFlag?: boolean } | undefined;
+      const wantsDnssec = !!opt?.doFlag || !!(request.header as unknown as { ad?: number }).ad;
+      const dnssec = records.dnssec;
+      if (wantsDnssec && dnssec === 'validated') (response.header as unknown as { ad?: number }).ad = 1; // dns2's types lack the flag
       // A CNAME stands for the whole name: answer it, then the target's records (a recursive
       // resolver's answer), at most a few hops.
       for (let hop = 0; records?.CNAME && type !== Packet.TYPE.CNAME && hop < 8; hop++) {
@@ -58,7 +102,12 @@ export async function startDnsServer(zone: Map<string, ZoneRecords>): Promise<Dn
       else if (type === Packet.TYPE.AAAA) for (const address of records.AAAA ?? []) add({ type, address });
       else if (type === Packet.TYPE.CNAME && records.CNAME) add({ type, domain: records.CNAME });
       else if (type === Packet.TYPE.MX) for (const mx of records.MX ?? []) add({ type, exchange: mx.exchange, priority: mx.priority });
-      else if (type === Packet.TYPE.TXT) for (const data of records.TXT ?? []) add({ type, data });
+      else if (type === Packet.TYPE.TXT) for (const data of records.TXT ?? []) add({ type, data: data.flatMap(characterStrings) });
+      else if (type === Packet.TYPE.NS) for (const ns of records.NS ?? []) add({ type, ns });
+      // Signatures travel with the answer for a client that set DO (RFC 4035 section 3.2.1).
+      if (opt?.doFlag && dnssec && response.answers.some((a: any) => a.name === name && a.type === type)) {
+        add({ type: RRSIG, data: rrsigData(type, name) });
+      }
       return send(response);
     },
   });
