@@ -98,20 +98,9 @@ export const STATIC_TEST_TYPES: readonly StaticTestType[] = [
     sv: 'Integritet & Säkerhet (Webbkoll)', en: 'Integrity & Security (Webbkoll)', da: 'Privatlivsbeskyttelse og sikkerhed',
     no: 'Personvern og sikkerhet', fi: 'Tietosuoja ja turvallisuus', is: 'Persónuvernd og öryggi',
   }),
-  entry(22, true, [], {
-    sv: 'Energieffektivitet', en: 'Energy Efficiency', da: 'Energieffektivitet', no: 'Energieffektivitet', fi: 'Energiatehokkuus', is: 'Orkunýtni',
-  }),
-  entry(24, true, ['infosec', 'webstandard'], {
-    sv: 'E-post (Beta)', en: 'Email (Beta)', da: 'E-mail', no: 'E-post', fi: 'Sähköposti', is: 'Tölvupóstur',
-  }),
   entry(25, true, ['infosec', 'a11y'], {
     sv: 'Mjukvara', en: 'Software', da: 'Software', no: 'Programvare', fi: 'Ohjelmisto', is: 'Hugbúnaður',
   }),
-  entry(26, true, ['a11y'], {
-    sv: 'Tillgänglighetsredogörelse', en: 'Accessibility Statement', da: 'Tilgængelighedserklæring',
-    no: 'Tilgjengelighetserklæring', fi: 'Saavutettavuusseloste', is: 'Aðgengisyfirlýsing',
-  }),
-  entry(29, true, ['webstandard'], same('JS Lint')),
   entry(31, true, ['infosec'], {
     sv: 'Integritet (Webbkoll)', en: 'Privacy (Webbkoll)', da: 'Privatliv', no: 'Personvern', fi: 'Yksityisyys', is: 'Persónuvernd',
   }),

@@ -16,14 +16,14 @@ import { createProbes } from '../../core/net/probes.js';
 import { TargetGuard } from '../../core/net/target-guard.js';
 import type { Artifacts, Probes } from '../../core/plugin-api.js';
 import { BrowserPool } from '../../runners/browser-pool.js';
-import { suiteTrust, testResolver, testWorld, type WorldSite } from './world/index.js';
+import { suiteTrust, testRecords, testResolver, testWorld, type WorldSite } from './world/index.js';
 
 /**
  * The guard of the suite's page loads: this process's world answers names (its DNS server, as
  * WEBPERF_DNS_SERVERS would make the service ask it), the suite's CA is trusted, and loopback,
  * where the world's hosts live, is allowlisted.
  */
-export const LOOPBACK_GUARD = new TargetGuard(['127.0.0.0/8', '::1/128'], { resolver: testResolver, trust: suiteTrust() });
+export const LOOPBACK_GUARD = new TargetGuard(['127.0.0.0/8', '::1/128'], { resolver: testResolver, records: testRecords, trust: suiteTrust() });
 
 export function fixtureRoot(name: string): string {
   return path.join(PROJECT_ROOT, 'test', 'fixtures', 'sites', name);

@@ -11,7 +11,7 @@ import { TargetGuard } from '../../core/net/target-guard.js';
 import type { PluginRegistry } from '../../core/registry.js';
 import { BrowserPool } from '../../runners/browser-pool.js';
 import { startWorker } from '../../runners/worker.js';
-import { suiteTrust, testResolver } from './world/index.js';
+import { suiteTrust, testRecords, testResolver } from './world/index.js';
 
 interface Teardown { teardown(fn: () => unknown): void }
 
@@ -29,7 +29,7 @@ export interface TestRunnerOptions {
 }
 
 export async function startTestRunner(t: Teardown, options: TestRunnerOptions): Promise<Runner> {
-  const guard = options.guard ?? new TargetGuard(options.allowOrigins ?? ['127.0.0.0/8'], { resolver: testResolver, trust: suiteTrust() });
+  const guard = options.guard ?? new TargetGuard(options.allowOrigins ?? ['127.0.0.0/8'], { resolver: testResolver, records: testRecords, trust: suiteTrust() });
   const pool = new BrowserPool(findChromium(process.env.CHROMIUM_PATH), null, guard.trust.chromiumArgs);
   let worker: Runner | null = null;
   t.teardown(async () => {

@@ -26,7 +26,7 @@ import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { recordLookup } from '../../../core/net/dns-records.js';
+import { recordLookup, type RecordLookup } from '../../../core/net/dns-records.js';
 import { dnsServersResolver, type Resolver } from '../../../core/net/resolver.js';
 import { TargetGuard } from '../../../core/net/target-guard.js';
 import { trustFromPem, type TlsTrust } from '../../../core/net/trust.js';
@@ -86,6 +86,8 @@ export interface World {
   ca: TestCa;
   /** The resolver the service builds from WEBPERF_DNS_SERVERS, pointed at this world's DNS server. */
   resolver: Resolver;
+  /** The record lookups (MX, TXT...) the service builds from WEBPERF_DNS_SERVERS, asking this world's DNS server. */
+  records: RecordLookup;
   /** The trust the service builds from WEBPERF_EXTRA_CA_CERTS naming the suite's CA. */
   trust: TlsTrust;
   /** Serves a host under `name`. */
@@ -175,6 +177,7 @@ export async function startWorld(t?: Teardown): Promise<World> {
   for (const [name, address] of Object.entries(sharedHosts())) zone.set(name, { A: [address] });
   const [dns, ca] = await Promise.all([startDnsServer(zone), suiteCa()]);
   const resolver = dnsServersResolver([dns.address]);
+  const records = recordLookup([dns.address]);
   const trust = trustFromPem(ca.certPem, 'the test CA');
   const closers: (() => Promise<void>)[] = [];
 
@@ -246,10 +249,11 @@ export async function startWorld(t?: Teardown): Promise<World> {
     dns,
     ca,
     resolver,
+    records,
     trust,
     site,
     record: (name, records) => void zone.set(name.toLowerCase(), { ...zone.get(name.toLowerCase()), ...records }),
-    guard: (allow = ['127.0.0.0/8']) => new TargetGuard(allow, { resolver, records: recordLookup([dns.address]), trust }),
+    guard: (allow = ['127.0.0.0/8']) => new TargetGuard(allow, { resolver, records, trust }),
     env: (extra = {}) => ({
       WEBPERF_DNS_SERVERS: dns.address,
       WEBPERF_EXTRA_CA_CERTS: ca.certFile,
@@ -287,6 +291,8 @@ export function testWorld(): Promise<World> {
 
 /** A resolver that asks this process's world (made on first lookup), for guards built before it. */
 export const testResolver: Resolver = async (hostname) => (await testWorld()).resolver(hostname);
+/** Record lookups (MX, TXT...) asked of the process's shared world. */
+export const testRecords: RecordLookup = async (name, type) => (await testWorld()).records(name, type);
 
 let suiteTrustMemo: TlsTrust | null = null;
 
