@@ -27,5 +27,7 @@ export const USAGE = `Usage: webperf <command>
                                      test a URL once without a database
 ${AUDIT_USAGE}
   sites ... | levels ... | categories ... | keys ... | users ...   operator commands (webperf users --help)
+  data refresh-retire [--from URL] [--out FILE]
+                                     download and check RetireJS's vulnerability data for the software test
 
 ${BUDGET_USAGE}`;

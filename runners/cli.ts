@@ -9,6 +9,8 @@
  *                                 test a URL once, no database, with progress; print the results
  *   webperf audit <url> --pages N [--out DIR] [--format audit_v2|csv]
  *                                 crawl and test a site, no database, with a progress bar; write the summaries
+ *   webperf data refresh-retire [--from URL] [--out FILE]
+ *                                 refresh the software test's RetireJS data (runners/data-cli.ts)
  */
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../core/config.js';
@@ -119,6 +121,10 @@ async function run(argv: string[]): Promise<void> {
     case 'audit': {
       const { auditCommand } = await import('./audit-cli.js');
       return auditCommand(config, rest, fail);
+    }
+    case 'data': {
+      const { dataCommand } = await import('./data-cli.js');
+      return dataCommand(config, rest, fail);
     }
     case 'sites':
     case 'levels':

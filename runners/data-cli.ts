@@ -1,0 +1,180 @@
+/**
+ * Operator commands over the vendored data plugins read.
+ *
+ *   webperf data refresh-retire [--from URL] [--out FILE]
+ *
+ * Downloads RetireJS's repository of JavaScript libraries and their vulnerabilities (the software
+ * plugin's data/jsrepository-v4.json) through the service's target guard, as every request the
+ * service makes on its own goes (WEBPERF_DNS_SERVERS, WEBPERF_ALLOW_TARGETS, WEBPERF_EXTRA_CA_CERTS;
+ * private addresses refused), over https with the certificate verified. The answer must be a
+ * RetireJS repository (RetireJS's own schema check, and jQuery among at least 20 libraries)
+ * before it replaces the file; the file and its `.meta.json` (source, date, SHA-256) are replaced
+ * by renames, so a reader sees the old data or the new, never half. Prints the new date.
+ *
+ * Exit codes: 0 refreshed · 1 the download or the check failed (nothing written) · 2 bad usage.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Config } from '../core/config.js';
+import type { TargetGuard } from '../core/net/target-guard.js';
+import type { RetireMeta } from '../plugins/software/retire-data.js';
+
+/** The default source, as plugins/software/retire-data.ts names it (kept here so that --help loads nothing). */
+const DEFAULT_FROM = 'https://raw.githubusercontent.com/RetireJS/retire.js/master/repository/jsrepository-v4.json';
+
+export const DATA_USAGE = `Usage:
+  webperf data refresh-retire [--from URL] [--out FILE]
+      download RetireJS's repository of JavaScript libraries and their vulnerabilities, check it
+      and replace the software test's copy (and its .meta.json); prints the new date
+      --from   an https URL (default ${DEFAULT_FROM})
+      --out    the file to replace (default plugins/software/data/jsrepository-v4.json)
+`;
+
+const MAX_BYTES = 20_000_000;
+const TIMEOUT_MS = 60_000;
+const MAX_REDIRECTS = 5;
+
+type Fail = (message: string, code?: number) => never;
+
+/** One GET through the guard, certificate verified; the body, or a redirect's target. */
+function getOnce(guard: TargetGuard, url: URL): Promise<{ status: number; location?: string; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const mod = url.protocol === 'https:' ? https : http;
+    const req = mod.request(
+      url,
+      {
+        method: 'GET',
+        lookup: guard.lookupFor(url) as any,
+        headers: { 'user-agent': 'webperf data refresh', accept: 'application/json' },
+        timeout: TIMEOUT_MS,
+        agent: false,
+        ...(url.protocol === 'https:' ? { secureContext: guard.trust.secureContext(), rejectUnauthorized: true } : {}),
+      } as https.RequestOptions,
+      (res) => {
+        const status = res.statusCode ?? 0;
+        if (status >= 300 && status < 400 && res.headers.location) {
+          res.resume();
+          return resolve({ status, location: res.headers.location, body: Buffer.alloc(0) });
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_BYTES) return req.destroy(new Error(`the answer is larger than ${MAX_BYTES} bytes`));
+          chunks.push(chunk);
+        });
+        res.on('end', () => resolve({ status, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000} s`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** GET with redirects, every hop through the guard and over https. */
+async function download(guard: TargetGuard, raw: string): Promise<Buffer> {
+  let current = raw;
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    const url = await guard.assertUrl(current);
+    if (url.protocol !== 'https:') throw new Error(`${current} is not https`);
+    const res = await getOnce(guard, url);
+    if (res.location) {
+      current = new URL(res.location, url).href;
+      continue;
+    }
+    if (res.status !== 200) throw new Error(`${current} answered HTTP ${res.status}`);
+    return res.body;
+  }
+  throw new Error(`more than ${MAX_REDIRECTS} redirects`);
+}
+
+/** RetireJS's own schema check (lib/repo.js, as its CLI checks a downloaded repository). */
+function validateWithRetire(text: string, retire: typeof import('retire/lib/retire.js')): void {
+  const { validateRepository } = createRequire(import.meta.url)('retire/lib/repo.js') as typeof import('retire/lib/repo.js');
+  const result = validateRepository(JSON.parse(retire.replaceVersion(text)), retire.replaceVersion);
+  if (!result.success) {
+    const first = result.error.issues[0];
+    throw new Error(`not a valid RetireJS repository (${result.error.issues.length} problem(s), first: ${first.path.join('.')}: ${first.message})`);
+  }
+}
+
+async function previousDate(metaFile: string): Promise<string | null> {
+  try {
+    return (JSON.parse(await readFile(metaFile, 'utf8')) as RetireMeta).date ?? null;
+  } catch {
+    return null;
+  }
+}
+
+export async function refreshRetire(config: Config, options: { from: string; out: string; now?: Date }): Promise<{ meta: RetireMeta; previous: string | null }> {
+  const [{ guardFromConfig }, { countRepository, metaFileOf, parseRetireRepository, retire, sha256 }] = await Promise.all([
+    import('../core/net/egress.js'),
+    import('../plugins/software/retire-data.js'),
+  ]);
+  const guard = guardFromConfig(config);
+  const body = await download(guard, options.from);
+  const text = body.toString('utf8');
+  const repository = parseRetireRepository(text);
+  validateWithRetire(text, retire);
+  const counts = countRepository(repository);
+  const now = options.now ?? new Date();
+  const meta: RetireMeta = {
+    source_url: options.from,
+    date: now.toISOString().slice(0, 10),
+    sha256: sha256(body),
+    libraries: counts.libraries,
+    vulnerabilities: counts.vulnerabilities,
+    licence: 'Apache-2.0 (RetireJS, Erlend Oftedal and contributors)',
+  };
+  const metaFile = metaFileOf(options.out);
+  const previous = await previousDate(metaFile);
+  const suffix = `.${process.pid}.tmp`;
+  try {
+    await writeFile(options.out + suffix, body);
+    await writeFile(metaFile + suffix, `${JSON.stringify({ ...meta, fetched_at: now.toISOString() }, null, 1)}\n`);
+    await rename(options.out + suffix, options.out);
+    await rename(metaFile + suffix, metaFile);
+  } finally {
+    await Promise.all([rm(options.out + suffix, { force: true }), rm(metaFile + suffix, { force: true })]);
+  }
+  return { meta, previous };
+}
+
+export async function dataCommand(config: Config, args: string[], fail: Fail): Promise<void> {
+  const [sub, ...rest] = args;
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    process.stdout.write(DATA_USAGE);
+    return;
+  }
+  if (sub !== 'refresh-retire') fail(`webperf data: unknown command "${sub}"\n${DATA_USAGE}`);
+  let values: { from?: string; out?: string };
+  try {
+    ({ values } = parseArgs({ args: rest, options: { from: { type: 'string' }, out: { type: 'string' } }, strict: true, allowPositionals: false }));
+  } catch (err) {
+    fail(`webperf data refresh-retire: ${(err as Error).message}\n${DATA_USAGE}`);
+  }
+  const from = values.from ?? DEFAULT_FROM;
+  let fromUrl: URL | null = null;
+  try {
+    fromUrl = new URL(from);
+  } catch {
+    /* refused below */
+  }
+  if (!fromUrl || fromUrl.protocol !== 'https:') fail(`webperf data refresh-retire: --from must be an https URL, got "${from}"`);
+  const out = path.resolve(values.out ?? (await import('../plugins/software/retire-data.js')).RETIRE_REPOSITORY_FILE);
+  try {
+    const { meta, previous } = await refreshRetire(config, { from, out });
+    process.stdout.write(
+      `${path.basename(out)}: ${meta.libraries} libraries, ${meta.vulnerabilities} vulnerabilities, dated ${meta.date}` +
+        `${previous ? ` (was ${previous})` : ''}, from ${from}\n`,
+    );
+  } catch (err) {
+    fail(`webperf data refresh-retire: ${err instanceof Error ? err.message : String(err)}; nothing was written`, 1);
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * `webperf data refresh-retire`, run as the operator runs it (the real CLI in its own process),
+ * against raw.githubusercontent.com as a site of the test world (its real name, answered by the
+ * world's DNS server; https with the suite's CA, which the CLI trusts as an operator configures
+ * it: world.env()). Always into a temporary copy (--out), never over the vendored file.
+ */
+import { execFile } from 'node:child_process';
+import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { PROJECT_ROOT } from '../../core/config.js';
+import { countRepository, metaFileOf, parseRetireRepository, RETIRE_REPOSITORY_FILE, RETIRE_REPOSITORY_URL, sha256 } from '../../plugins/software/retire-data.js';
+import { startWorld } from '../helpers/world/index.js';
+
+const exec = promisify(execFile);
+const BIN = path.join(PROJECT_ROOT, 'bin', 'webperf.js');
+const REPO_PATH = new URL(RETIRE_REPOSITORY_URL).pathname;
+
+// What the world's raw.githubusercontent.com serves: the vendored repository less one library,
+// so that a refresh visibly changes the file; and what a broken source could send.
+const vendored = await readFile(RETIRE_REPOSITORY_FILE, 'utf8');
+const served = (() => {
+  const repo = JSON.parse(vendored);
+  delete repo['retire-example'];
+  return JSON.stringify(repo, null, 1);
+})();
+const badSeverity = (() => {
+  const repo = JSON.parse(vendored);
+  repo.jquery.vulnerabilities[0].severity = 'catastrophic';
+  return JSON.stringify(repo);
+})();
+const ANSWERS: Record<string, [number, string]> = {
+  [REPO_PATH]: [200, served],
+  '/empty.json': [200, '{}'],
+  '/bad-severity.json': [200, badSeverity],
+  '/html': [200, '<!DOCTYPE html><title>Not JSON</title>'],
+};
+
+const world = await startWorld(t);
+await world.site('raw.githubusercontent.com', {
+  handler: (req, res) => {
+    const url = req.url ?? '/';
+    if (url === '/moved') return void res.writeHead(302, { location: REPO_PATH }).end();
+    const answer = ANSWERS[url];
+    if (!answer) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('404: Not Found');
+    res.writeHead(answer[0], { 'content-type': 'text/plain; charset=utf-8' }).end(answer[1]);
+  },
+});
+
+const dir = await mkdtemp(path.join(os.tmpdir(), 'webperf-data-cli-'));
+t.teardown(() => rm(dir, { recursive: true, force: true }));
+
+/** A fresh copy of the vendored repository and its sidecar in the test's folder. */
+async function copyOfVendored(name: string): Promise<string> {
+  const file = path.join(dir, `${name}.json`);
+  await copyFile(RETIRE_REPOSITORY_FILE, file);
+  await copyFile(metaFileOf(RETIRE_REPOSITORY_FILE), metaFileOf(file));
+  return file;
+}
+
+async function webperf(args: string[], env: Record<string, string> = world.env()) {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [BIN, 'data', ...args], { env: { ...process.env, WEBPERF_DEMO: '0', ...env }, cwd: dir, timeout: 60_000 });
+    return { code: 0, stdout, stderr };
+  } catch (err: any) {
+    return { code: err.code as number, stdout: err.stdout as string, stderr: err.stderr as string };
+  }
+}
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+/** One refresh into a fresh copy of the vendored file. */
+async function refresh(name: string, args: string[], env?: Record<string, string>) {
+  const out = await copyOfVendored(name);
+  const before = today();
+  const res = await webperf(['refresh-retire', ...args, '--out', out], env);
+  return { out, res, before, after: today() };
+}
+
+const BAD: [string, RegExp][] = [
+  ['/empty.json', /only 0 libraries and no jQuery: not RetireJS's repository/],
+  ['/bad-severity.json', /not a valid RetireJS repository \(1 problem\(s\), first: jquery\.vulnerabilities\.0\.severity: /],
+  ['/html', /not JSON/],
+  ['/missing.json', /https:\/\/raw\.githubusercontent\.com\/missing\.json answered HTTP 404/],
+];
+
+// Every run starts at once, each into its own copy (the file's time budget); the tests read their outcomes.
+const runs = {
+  default: refresh('default', []),
+  moved: refresh('moved', ['--from', 'https://raw.githubusercontent.com/moved']),
+  bad: Promise.all(BAD.map(([p], i) => refresh(`bad-${i}`, ['--from', `https://raw.githubusercontent.com${p}`]))),
+  guarded: refresh('guarded', [], world.env({ WEBPERF_ALLOW_TARGETS: '' })),
+  usage: Promise.all([
+    webperf(['refresh-retire', '--from', 'http://raw.githubusercontent.com/x.json', '--out', path.join(dir, 'never.json')]),
+    webperf(['refresh-everything']),
+    webperf(['--help']),
+  ]),
+};
+
+t.test('refresh-retire downloads from the default address, checks, replaces the copy and its date', async (t) => {
+  const { out, res, before, after } = await runs.default;
+  t.equal(res.code, 0, res.stderr);
+  t.equal(res.stderr, '');
+  const counts = countRepository(parseRetireRepository(served));
+  t.equal(counts.libraries, 75);
+  const date = JSON.parse(await readFile(metaFileOf(out), 'utf8')).date;
+  t.ok(date === before || date === after, 'dated the day of the download');
+  t.equal(res.stdout, `default.json: 75 libraries, ${counts.vulnerabilities} vulnerabilities, dated ${date} (was 2026-08-22), from ${RETIRE_REPOSITORY_URL}\n`);
+  t.equal(await readFile(out, 'utf8'), served, 'the file is what was served, byte for byte');
+  t.match(JSON.parse(await readFile(metaFileOf(out), 'utf8')), {
+    source_url: RETIRE_REPOSITORY_URL,
+    date,
+    sha256: sha256(served),
+    libraries: 75,
+    vulnerabilities: counts.vulnerabilities,
+  });
+  t.equal(await readFile(RETIRE_REPOSITORY_FILE, 'utf8'), vendored, 'the vendored file is untouched');
+});
+
+t.test('a redirect is followed through the guard', async (t) => {
+  const { out, res } = await runs.moved;
+  t.equal(res.code, 0, res.stderr);
+  t.equal(await readFile(out, 'utf8'), served);
+});
+
+t.test('what is not a RetireJS repository, or not there, replaces nothing', async (t) => {
+  for (const [i, { out, res }] of (await runs.bad).entries()) {
+    t.equal(res.code, 1, BAD[i][0]);
+    t.equal(res.stdout, '');
+    t.match(res.stderr, BAD[i][1]);
+    t.match(res.stderr, /; nothing was written\n$/);
+    t.equal(await readFile(out, 'utf8'), vendored, `${BAD[i][0]}: the copy is unchanged`);
+    t.equal(JSON.parse(await readFile(metaFileOf(out), 'utf8')).date, '2026-08-22');
+  }
+});
+
+t.test("the service's guard refuses a private address, as in production", async (t) => {
+  const { out, res } = await runs.guarded;
+  t.equal(res.code, 1);
+  t.match(res.stderr, /^webperf data refresh-retire: The address raw\.githubusercontent\.com resolves to 127\.\d+\.\d+\.\d+, which is not allowed as a test target; nothing was written\n$/);
+  t.equal(await readFile(out, 'utf8'), vendored);
+});
+
+t.test('bad usage: exit code 2', async (t) => {
+  const [http, unknown, help] = await runs.usage;
+  t.equal(http.code, 2);
+  t.match(http.stderr, /--from must be an https URL, got "http:\/\/raw\.githubusercontent\.com\/x\.json"/);
+  t.equal(unknown.code, 2);
+  t.match(unknown.stderr, /^webperf data: unknown command "refresh-everything"\nUsage:\n {2}webperf data refresh-retire/);
+  t.equal(help.code, 0);
+  t.match(help.stdout, /^Usage:\n {2}webperf data refresh-retire \[--from URL\] \[--out FILE\]/);
+});
