@@ -4,16 +4,18 @@
  * the system's, the same servers every other lookup of the service uses. Answers are names and
  * strings only; nothing here connects to what they name.
  *
- * Each question goes out once, as a hand-built UDP query with the EDNS DO bit (RFC 3225) and the
+ * Each question goes out once, as a UDP query (node:dgram) with the EDNS DO bit (RFC 3225) and the
  * AD bit (RFC 6840 section 5.7) set, so that the answer says whether the resolver validated it
- * (DnsAnswer.authenticated); node's Resolver (c-ares) does not expose the AD flag. An answer too
- * large for UDP (TC), or from a server that does not speak EDNS (FORMERR, NOTIMP), is asked again
- * through node's Resolver, which falls back to TCP.
+ * (DnsAnswer.authenticated); node's Resolver (c-ares) does not expose the AD flag. dns-packet
+ * encodes the query and decodes the answer; this file checks that the answer is the one to the
+ * query and reads it. An answer too large for UDP (TC), or from a server that does not speak EDNS
+ * (FORMERR, NOTIMP), is asked again through node's Resolver, which falls back to TCP.
  */
 import { randomInt } from 'node:crypto';
 import dgram from 'node:dgram';
 import dns from 'node:dns';
 import net from 'node:net';
+import dnsPacket from 'dns-packet';
 import ipaddr from 'ipaddr.js';
 import type { DnsAnswer, DnsRecordType } from '../plugin-api.js';
 
@@ -24,12 +26,8 @@ export type RecordLookup = (name: string, type: DnsRecordType) => Promise<DnsAns
 const NXDOMAIN = new Set<string>([dns.NOTFOUND]);
 const NODATA = new Set<string>([dns.NODATA]);
 
-const TYPE_CODE: Record<DnsRecordType, number> = { A: 1, NS: 2, CNAME: 5, MX: 15, TXT: 16, AAAA: 28 };
-const RRSIG = 46;
-const OPT = 41;
 /** The EDNS payload size we offer (the DNS flag day 2020 value). */
 const UDP_PAYLOAD = 1232;
-const RCODE_NAME: Record<number, string> = { 1: 'FORMERR', 2: 'SERVFAIL', 4: 'NOTIMP', 5: 'REFUSED' };
 
 const normName = (name: string) => name.toLowerCase().replace(/\.$/, '');
 /** An MX exchange as DnsAnswer gives it: lower case, no trailing dot, the root as '.'. */
@@ -46,14 +44,14 @@ export function recordLookup(servers: readonly string[], options: { timeoutMs?: 
   const viaResolver = resolverLookup(resolver);
   return async (rawName, type) => {
     const name = normName(rawName);
-    let raw: RawAnswer | { error: string };
+    let raw: Response | { error: string };
     try {
       raw = await askServers(targets, name, type, timeoutMs, tries);
     } catch (err) {
       raw = { error: (err as Error).message };
     }
     if ('error' in raw) return { name, type, status: 'error', records: [], ...(type === 'MX' ? { mx: [] } : {}), authenticated: null, error: `${type} lookup of ${name} failed: ${raw.error}` };
-    if (raw.truncated || raw.rcode === 1 || raw.rcode === 4) {
+    if (raw.truncated || raw.rcode === 'FORMERR' || raw.rcode === 'NOTIMP') {
       // Asked again over TCP by c-ares; the AD flag of the truncated answer still stands when set.
       const again = await viaResolver(name, type);
       return { ...again, authenticated: again.status !== 'error' && raw.truncated && raw.ad ? true : null };
@@ -111,123 +109,84 @@ function parseServer(entry: string): Server | null {
   return null;
 }
 
-/** A parsed response: header flags and the answer section's records. */
-export interface RawAnswer {
-  rcode: number;
+/** What a lookup reads of a response: its RCODE and flags, and its answer section (none when truncated). */
+interface Response {
+  rcode: string;
   truncated: boolean;
   ad: boolean;
-  answers: { name: string; type: number; data: Buffer; message: Buffer; offset: number }[];
+  answers: dnsPacket.Answer[];
 }
 
 /** The query: RD and AD set, one question, an OPT record with DO (RFC 6891, RFC 3225). */
-export function encodeQuery(id: number, name: string, type: DnsRecordType): Buffer {
-  const labels = name.split('.').filter(Boolean).map((label) => Buffer.from(label, 'utf8'));
-  if (labels.some((l) => l.length > 63)) throw new Error(`a label of ${name} is longer than 63 octets`);
-  const qname = Buffer.concat([...labels.flatMap((l) => [Buffer.from([l.length]), l]), Buffer.from([0])]);
-  if (qname.length > 255) throw new Error(`${name} is longer than 255 octets`);
-  const header = Buffer.alloc(12);
-  header.writeUInt16BE(id, 0);
-  header.writeUInt16BE(0x0100 | 0x0020, 2); // RD, AD
-  header.writeUInt16BE(1, 4); // QDCOUNT
-  header.writeUInt16BE(1, 10); // ARCOUNT: the OPT record
-  const question = Buffer.alloc(4);
-  question.writeUInt16BE(TYPE_CODE[type], 0);
-  question.writeUInt16BE(1, 2); // IN
-  const opt = Buffer.alloc(11);
-  opt.writeUInt8(0, 0); // root name
-  opt.writeUInt16BE(OPT, 1);
-  opt.writeUInt16BE(UDP_PAYLOAD, 3);
-  opt.writeUInt32BE(0x00008000, 5); // extended RCODE 0, version 0, DO
-  opt.writeUInt16BE(0, 9); // RDLENGTH
-  return Buffer.concat([header, qname, question, opt]);
+function encodeQuery(id: number, name: string, type: DnsRecordType): Buffer {
+  // dns-packet writes what it is given; a label or name too long would make a malformed query.
+  const labels = name.split('.').filter(Boolean);
+  if (labels.some((l) => Buffer.byteLength(l) > 63)) throw new Error(`a label of ${name} is longer than 63 octets`);
+  if (labels.reduce((length, l) => length + 1 + Buffer.byteLength(l), 1) > 255) throw new Error(`${name} is longer than 255 octets`);
+  return dnsPacket.encode({
+    type: 'query',
+    id,
+    flags: dnsPacket.RECURSION_DESIRED | dnsPacket.AUTHENTIC_DATA,
+    questions: [{ type, name: labels.join('.') || '.' }],
+    // @types/dns-packet types OPT as decoded (extendedRcode, options...); encode defaults them.
+    additionals: [{ type: 'OPT', name: '.', udpPayloadSize: UDP_PAYLOAD, flags: dnsPacket.DNSSEC_OK } as dnsPacket.OptAnswer],
+  });
 }
 
-/** A name at `offset` of `message`, compression pointers followed (RFC 1035 section 4.1.4). */
-function readName(message: Buffer, start: number): { name: string; end: number } {
-  const labels: string[] = [];
-  let offset = start;
-  let end = -1;
-  for (let jumps = 0; jumps < 64; jumps++) {
-    if (offset >= message.length) throw new Error('a name runs past the end of the answer');
-    const len = message[offset];
-    if ((len & 0xc0) === 0xc0) {
-      if (offset + 1 >= message.length) throw new Error('a name runs past the end of the answer');
-      if (end < 0) end = offset + 2;
-      offset = ((len & 0x3f) << 8) | message[offset + 1];
-      continue;
-    }
-    if (len & 0xc0) throw new Error('a label has a reserved length type');
-    if (len === 0) return { name: labels.join('.'), end: end < 0 ? offset + 1 : end };
-    if (offset + 1 + len > message.length) throw new Error('a label runs past the end of the answer');
-    labels.push(message.toString('latin1', offset + 1, offset + 1 + len));
-    offset += 1 + len;
+/**
+ * The response to the query `id` for `name`/`type`, decoded by dns-packet; null when the datagram
+ * is not that response (another id, not a response, another question); throws when it is malformed.
+ * Only the sections a lookup reads are decoded: the header, the question and, unless the answer is
+ * truncated (it may end inside a record), the answer section; the authority and additional
+ * sections are left out by zeroing their counts in a copy.
+ */
+function parseResponse(message: Buffer, id: number, name: string, type: DnsRecordType): Response | null {
+  let packet: dnsPacket.DecodedPacket & { rcode?: string };
+  try {
+    const read = Buffer.from(message);
+    if (read.length >= 12) read.fill(0, read.readUInt16BE(2) & dnsPacket.TRUNCATED_RESPONSE ? 6 : 8, 12);
+    packet = dnsPacket.decode(read);
+  } catch (err) {
+    // A stray datagram is ignored; a malformed answer to this query fails it.
+    if (message.length < 12 || message.readUInt16BE(0) !== id) return null;
+    throw new Error(`the answer is malformed (${(err as Error).message})`);
   }
-  throw new Error('a name has too many compression pointers');
+  if (packet.id !== id || !packet.flag_qr) return null;
+  const [question] = packet.questions ?? [];
+  if (question && (normName(question.name) !== name || question.type !== type)) return null;
+  return { rcode: packet.rcode ?? 'NOERROR', truncated: packet.flag_tc, ad: packet.flag_ad, answers: packet.answers ?? [] };
 }
 
-/** Parses a response to the query `id` for `name`/`type`; null when it is not that response. */
-export function parseResponse(message: Buffer, id: number, name: string, type: DnsRecordType): RawAnswer | null {
-  if (message.length < 12 || message.readUInt16BE(0) !== id) return null;
-  const flags = message.readUInt16BE(2);
-  if (!(flags & 0x8000)) return null; // not a response
-  const qdcount = message.readUInt16BE(4);
-  const ancount = message.readUInt16BE(6);
-  let offset = 12;
-  for (let i = 0; i < qdcount; i++) {
-    const q = readName(message, offset);
-    if (q.end + 4 > message.length) return null;
-    if (i === 0 && (normName(q.name) !== name || message.readUInt16BE(q.end) !== TYPE_CODE[type])) return null;
-    offset = q.end + 4;
-  }
-  const truncated = !!(flags & 0x0200);
-  const answers: RawAnswer['answers'] = [];
-  for (let i = 0; i < ancount && !truncated; i++) {
-    const owner = readName(message, offset);
-    if (owner.end + 10 > message.length) throw new Error('a record runs past the end of the answer');
-    const rrType = message.readUInt16BE(owner.end);
-    const rdlength = message.readUInt16BE(owner.end + 8);
-    const dataStart = owner.end + 10;
-    if (dataStart + rdlength > message.length) throw new Error('a record runs past the end of the answer');
-    answers.push({ name: normName(owner.name), type: rrType, data: message.subarray(dataStart, dataStart + rdlength), message, offset: dataStart });
-    offset = dataStart + rdlength;
-  }
-  return { rcode: flags & 0x000f, truncated, ad: !!(flags & 0x0020), answers };
-}
-
-/** The DnsAnswer of a parsed response (not truncated). */
-export function answerFrom(name: string, type: DnsRecordType, raw: RawAnswer): DnsAnswer {
-  const signed = raw.answers.some((a) => a.type === RRSIG);
+/** The DnsAnswer of a decoded response (not truncated). */
+function answerFrom(name: string, type: DnsRecordType, raw: Response): DnsAnswer {
+  const signed = raw.answers.some((a) => a.type === 'RRSIG');
   const authenticated = raw.ad ? true : signed ? null : false;
   const base = { name, type, authenticated, ...(type === 'MX' ? { mx: [] as { exchange: string; priority: number }[] } : {}) };
-  if (raw.rcode === 3) return { ...base, status: 'nxdomain', records: [] };
-  if (raw.rcode !== 0) {
-    return { ...base, status: 'error', records: [], authenticated: null, error: `${type} lookup of ${name} failed: ${RCODE_NAME[raw.rcode] ?? `RCODE ${raw.rcode}`}` };
-  }
+  if (raw.rcode === 'NXDOMAIN') return { ...base, status: 'nxdomain', records: [] };
+  if (raw.rcode !== 'NOERROR') return { ...base, status: 'error', records: [], authenticated: null, error: `${type} lookup of ${name} failed: ${raw.rcode}` };
   const records: string[] = [];
   const mx: { exchange: string; priority: number }[] = [];
   // Records of the type asked, whoever owns them: a CNAME chain's target answers for the name.
-  for (const a of raw.answers.filter((r) => r.type === TYPE_CODE[type])) {
-    switch (type) {
+  for (const a of raw.answers) {
+    if (a.type !== type) continue;
+    switch (a.type) {
       case 'A':
-        if (a.data.length === 4) records.push([...a.data].join('.'));
+        records.push(a.data);
         break;
       case 'AAAA':
-        if (a.data.length === 16) records.push(ipaddr.fromByteArray([...a.data]).toString());
+        records.push(ipaddr.parse(a.data).toString()); // RFC 5952 form
         break;
       case 'CNAME':
       case 'NS':
-        records.push(normName(readName(a.message, a.offset).name));
+        records.push(normName(a.data));
         break;
       case 'MX':
-        if (a.data.length >= 3) mx.push({ priority: a.data.readUInt16BE(0), exchange: normExchange(readName(a.message, a.offset + 2).name) });
+        mx.push({ priority: a.data.preference ?? 0, exchange: normExchange(a.data.exchange) });
         break;
-      case 'TXT': {
+      case 'TXT':
         // One record's character-strings, joined (RFC 7208 section 3.3).
-        const parts: Buffer[] = [];
-        for (let i = 0; i < a.data.length; i += 1 + a.data[i]) parts.push(a.data.subarray(i + 1, i + 1 + a.data[i]));
-        records.push(Buffer.concat(parts).toString('utf8'));
+        records.push(Buffer.concat([a.data].flat().map((s) => (typeof s === 'string' ? Buffer.from(s) : s))).toString('utf8'));
         break;
-      }
     }
   }
   if (type === 'MX') {
@@ -238,13 +197,13 @@ export function answerFrom(name: string, type: DnsRecordType, raw: RawAnswer): D
 }
 
 /** One query to one server: the parsed response, or null when none came in time. */
-function askOnce(server: Server, name: string, type: DnsRecordType, timeoutMs: number): Promise<RawAnswer | null> {
+function askOnce(server: Server, name: string, type: DnsRecordType, timeoutMs: number): Promise<Response | null> {
   return new Promise((resolve, reject) => {
     const id = randomInt(0, 0x10000);
     const query = encodeQuery(id, name, type);
     const socket = dgram.createSocket(server.family === 6 ? 'udp6' : 'udp4');
     let settled = false;
-    const finish = (value: RawAnswer | null, err?: Error) => {
+    const finish = (value: Response | null, err?: Error) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -273,16 +232,16 @@ function askOnce(server: Server, name: string, type: DnsRecordType, timeoutMs: n
 const normAddress = (address: string) => (net.isIPv6(address) ? ipaddr.parse(address).toString() : address);
 
 /** The servers in order, each `tries` times, until one answers (SERVFAIL and REFUSED: the next server). */
-async function askServers(servers: readonly Server[], name: string, type: DnsRecordType, timeoutMs: number, tries: number): Promise<RawAnswer | { error: string }> {
+async function askServers(servers: readonly Server[], name: string, type: DnsRecordType, timeoutMs: number, tries: number): Promise<Response | { error: string }> {
   if (servers.length === 0) return { error: 'no DNS servers' };
-  let last: RawAnswer | null = null;
+  let last: Response | null = null;
   let lastError = 'timed out';
   for (let attempt = 0; attempt < tries; attempt++) {
     for (const server of servers) {
       try {
         const answer = await askOnce(server, name, type, timeoutMs);
         if (!answer) continue;
-        if (answer.rcode === 2 || answer.rcode === 5) {
+        if (answer.rcode === 'SERVFAIL' || answer.rcode === 'REFUSED') {
           last = answer;
           continue;
         }
