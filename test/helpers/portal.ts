@@ -3,6 +3,7 @@
  * database, a premium site, portal users, and a signed-in Chromium page.
  */
 import type { AddressInfo } from 'node:net';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import type { Config } from '../../core/config.js';
 import { createSite } from '../../core/store/sites.js';
@@ -63,4 +64,37 @@ export async function submit(page: Page, selector: string): Promise<number> {
 /** Text content of the first element matching `selector`, trimmed; null when none. */
 export async function text(page: Page, selector: string): Promise<string | null> {
   return page.$eval(selector, (e) => (e.textContent ?? '').trim()).catch(() => null);
+}
+
+export type PortalClient = ReturnType<typeof portalClient>;
+
+/** A minimal cookie jar and form client over inject, as a browser would use the portal. */
+export function portalClient(app: FastifyInstance) {
+  let cookie = '';
+  const keep = (res: LightMyRequestResponse) => {
+    const set = res.cookies.find((c) => c.name === 'webperf_session');
+    if (set) cookie = set.value === '' || (set.expires && set.expires.getTime() < Date.now()) ? '' : `webperf_session=${set.value}`;
+    return res;
+  };
+  const token = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+  return {
+    get cookie() {
+      return cookie;
+    },
+    get: async (url: string) => keep(await app.inject({ method: 'GET', url, headers: { accept: 'text/html', 'accept-language': 'en', ...(cookie ? { cookie } : {}) } })),
+    post: async (url: string, fields: Record<string, string>) =>
+      keep(await app.inject({
+        method: 'POST',
+        url,
+        headers: { accept: 'text/html', 'accept-language': 'en', 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) },
+        payload: new URLSearchParams(fields).toString(),
+      })),
+    token,
+  };
+}
+
+/** Signs `c` in through the sign-in form. */
+export async function portalSignIn(c: PortalClient, email: string, password: string) {
+  const form = await c.get('/portal/sign-in');
+  return c.post('/portal/sign-in', { _csrf: c.token(form.body), email, password });
 }

@@ -4,7 +4,7 @@
  * one-time password link. The browser journeys are in portal-journey.test.ts.
  */
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import t from 'tap';
 import { finishAudit, placeAudit } from '../../core/store/audits.js';
 import { issuePasswordToken } from '../../core/store/users.js';
@@ -14,37 +14,7 @@ import { SIGN_IN_PER_MINUTE } from '../../api/web/portal/common.js';
 import { buildApp } from '../../api/app.js';
 import { parseTrustProxy } from '../../core/config.js';
 import { buildTestApi } from '../helpers/api.js';
-import { portalUser, premiumSite } from '../helpers/portal.js';
-
-/** A minimal cookie jar and form client over inject, as a browser would use the portal. */
-function client(app: FastifyInstance) {
-  let cookie = '';
-  const keep = (res: LightMyRequestResponse) => {
-    const set = res.cookies.find((c) => c.name === 'webperf_session');
-    if (set) cookie = set.value === '' || (set.expires && set.expires.getTime() < Date.now()) ? '' : `webperf_session=${set.value}`;
-    return res;
-  };
-  const token = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-  return {
-    get cookie() {
-      return cookie;
-    },
-    get: async (url: string) => keep(await app.inject({ method: 'GET', url, headers: { accept: 'text/html', 'accept-language': 'en', ...(cookie ? { cookie } : {}) } })),
-    post: async (url: string, fields: Record<string, string>) =>
-      keep(await app.inject({
-        method: 'POST',
-        url,
-        headers: { accept: 'text/html', 'accept-language': 'en', 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) },
-        payload: new URLSearchParams(fields).toString(),
-      })),
-    token,
-  };
-}
-
-async function signIn(c: ReturnType<typeof client>, email: string, password: string) {
-  const form = await c.get('/portal/sign-in');
-  return c.post('/portal/sign-in', { _csrf: c.token(form.body), email, password });
-}
+import { portalClient as client, portalSignIn as signIn, portalUser, premiumSite } from '../helpers/portal.js';
 
 t.test('portal sessions', async (t) => {
   const api = await buildTestApi(t);

@@ -1,0 +1,261 @@
+/**
+ * The rest of the webperf.se catalogue end to end (issue 23): energy efficiency (22), e-mail (24),
+ * software (25), accessibility statement (26) and JS lint (29) ordered through the API, run by a
+ * real graphile-worker runner with a real Chromium and Lighthouse on one page load of a
+ * municipality's website served as real ones are (https://www.kommun.test/ on port 443, its names,
+ * MX, SPF, DMARC, MTA-STS and TLS-RPT records answered by the test world's DNS server), and the
+ * results where their readers find them: the stored results, /stats/, the monthly scores by
+ * category, the webhook, a one-off test of every active type, the portal and the dashboard.
+ *
+ * Expected ratings, worked by hand from each plugin's rules (plugins/<name>/index.ts):
+ * - 22: the page and its script weigh a few kB, far below webperf.se's 5th percentile
+ *   (0.593 g CO2, ≈0.94 MiB): cleaner than ≥ 95 % → 5.00 (overall only).
+ * - 24: kommun.test has two MX hosts with IPv4 and IPv6 each, SPF `-all`, DMARC p=reject with
+ *   strict alignment and reports, MTA-STS enforced over both hosts, TLS-RPT and a validated
+ *   DNSSEC answer: every sub-rating fired is 5 → 5.00, infosec 5.00, webstandard 5.00.
+ * - 25: jQuery 3.7.1 alone, one release behind the newest in the vendored data (BEHIND001, 4.9);
+ *   no vulnerability, end of life, unmaintained source or overlay (5.0 each): overall
+ *   (4.9 + 5 + 5 + 5 + 5) / 5 = 4.98, infosec (4.9 + 5 + 5 + 5) / 4 = 4.975 → 4.98, a11y 5.00.
+ * - 26: the footer links the statement (depth 1): fully compliant, a feedback function (e-mail),
+ *   DIGG's notification link, an evaluation method (self-assessment), assessed 60 and updated 30
+ *   days before the run: no deduction → a11y 100 → 5.00.
+ * - 29: the inline script calls eval(): no-eval deducts 10 from infosec (90 → 4.50); no debugger
+ *   statement (webstandard 100 → 5.00); overall mean(90, 100) / 20 = 4.75.
+ */
+import type http from 'node:http';
+import t from 'tap';
+import type { Db } from '../../core/db/database.js';
+import { NOT_RATED } from '../../core/plugin-api.js';
+import { createKey } from '../../core/store/keys.js';
+import { createSite } from '../../core/store/sites.js';
+import { buildTestApi } from '../helpers/api.js';
+import { portalClient, portalSignIn, portalUser } from '../helpers/portal.js';
+import { startTestRunner } from '../helpers/runner.js';
+import { startWorld } from '../helpers/world/index.js';
+
+const RUN_WAIT_MS = 150_000;
+const NEW_TYPES = [22, 24, 25, 26, 29];
+const DAY_MS = 86_400_000;
+const MONTHS_SV = ['januari', 'februari', 'mars', 'april', 'maj', 'juni', 'juli', 'augusti', 'september', 'oktober', 'november', 'december'];
+
+async function waitFor<T>(what: string, read: () => Promise<T | null>): Promise<T> {
+  const until = Date.now() + RUN_WAIT_MS;
+  for (;;) {
+    const value = await read();
+    if (value !== null) return value;
+    if (Date.now() > until) throw new Error(`${what}: still waiting after ${RUN_WAIT_MS} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+const runDone = (db: Db, runId: number) => waitFor(`run ${runId}`, async () => {
+  const run = await db.selectFrom('test_runs').select(['status', 'error']).where('id', '=', runId).executeTakeFirstOrThrow();
+  return run.status === 'done' || run.status === 'failed' ? run : null;
+});
+
+// The statement's dates, relative to today (the run judges ages against its own time).
+const now = new Date();
+const isoDay = (d: Date) => d.toISOString().slice(0, 10);
+const svDay = (d: Date) => `${d.getUTCDate()} ${MONTHS_SV[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+const assessed = new Date(now.getTime() - 60 * DAY_MS);
+const updated = new Date(now.getTime() - 30 * DAY_MS);
+
+const START = `<!DOCTYPE html><html lang="sv"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Kommunen</title></head>
+<body><header><a href="/">Kommunen</a></header>
+<main><h1>Välkommen till kommunen</h1><p>Här finns information om kommunens service till invånare och företag.</p></main>
+<footer><a href="/om-webbplatsen/tillganglighetsredogorelse/">Tillgänglighetsredogörelse</a></footer>
+<script src="/js/jquery-3.7.1.min.js"></script>
+<script>window.setTimeout(function () { eval('1 + 1'); }, 0);</script>
+</body></html>`;
+
+const STATEMENT = `<!DOCTYPE html><html lang="sv"><head><meta charset="utf-8"><title>Tillgänglighetsredogörelse - Kommunen</title></head>
+<body><header><a href="/">Kommunen</a></header><main>
+<h1>Tillgänglighetsredogörelse</h1>
+<p>Kommunen står bakom den här webbplatsen. Vi vill att så många som möjligt ska kunna använda webbplatsen.</p>
+<h2>Hur tillgänglig är webbplatsen?</h2>
+<p>Den här webbplatsen är helt förenlig med lagen om tillgänglighet till digital offentlig service.</p>
+<h2>Rapportera brister i webbplatsens tillgänglighet</h2>
+<p>Meddela oss om du upptäcker problem som inte är beskrivna på den här sidan: skicka e-post till <a href="mailto:webb@kommun.test">webb@kommun.test</a>.</p>
+<h2>Tillsyn</h2>
+<p>Myndigheten för digital förvaltning har ansvaret för tillsyn. Om du inte är nöjd med hur vi hanterar dina synpunkter kan du <a href="https://www.digg.se/tdosanmalan">kontakta Myndigheten för digital förvaltning</a>.</p>
+<h2>Hur vi testat webbplatsen</h2>
+<p>Vi har gjort en självskattning av webbplatsen. Den senaste bedömningen gjordes ${isoDay(assessed)}.</p>
+<p>Redogörelsen uppdaterades senast den ${svDay(updated)}.</p>
+</main></body></html>`;
+
+const JQUERY = '/*! jQuery v3.7.1 | (c) OpenJS Foundation and other contributors | jquery.org/license */\nwindow.jQuery = window.$ = function () { return {}; };\n';
+
+const POLICY = 'version: STSv1\r\nmode: enforce\r\nmx: mx1.kommun.test\r\nmx: mx2.kommun.test\r\nmax_age: 604800\r\n';
+
+interface Served { path: string; browser: boolean; bytes: number }
+
+t.test('types 22, 24, 25, 26 and 29 through the API, a real runner and the pages', async (t) => {
+  const world = await startWorld(t);
+  const served: Served[] = [];
+  const site = await world.site('www.kommun.test', {
+    aliases: ['kommun.test'],
+    handler: (req: http.IncomingMessage, res: http.ServerResponse) => {
+      const path = new URL(req.url ?? '/', 'https://www.kommun.test').pathname;
+      const [type, body, status] = path === '/' ? ['text/html; charset=utf-8', START, 200]
+        : path === '/om-webbplatsen/tillganglighetsredogorelse/' ? ['text/html; charset=utf-8', STATEMENT, 200]
+          : path === '/js/jquery-3.7.1.min.js' ? ['text/javascript; charset=utf-8', JQUERY, 200]
+            : ['text/html; charset=utf-8', '<!DOCTYPE html><html lang="sv"><title>Sidan finns inte</title><h1>Sidan finns inte</h1></html>', 404];
+      const bytes = Buffer.byteLength(body);
+      // The probes (robots.txt, the crawl of type 26) say who they are; Chromium does not.
+      served.push({ path, browser: !/webperf/.test(req.headers['user-agent'] ?? ''), bytes });
+      res.writeHead(status as number, { 'content-type': type as string, 'content-length': bytes });
+      res.end(body);
+    },
+  });
+  await world.site('mta-sts.kommun.test', {
+    handler: (req, res) => {
+      if (req.url === '/.well-known/mta-sts.txt') res.writeHead(200, { 'content-type': 'text/plain' }).end(POLICY);
+      else res.writeHead(404).end();
+    },
+  });
+  world.record('kommun.test', {
+    MX: [{ exchange: 'mx1.kommun.test', priority: 10 }, { exchange: 'mx2.kommun.test', priority: 20 }],
+    TXT: [['v=spf1 ip4:192.0.2.0/24 -all']],
+    dnssec: 'validated',
+  });
+  world.record('mx1.kommun.test', { A: ['192.0.2.1'], AAAA: ['2001:db8::1'] });
+  world.record('mx2.kommun.test', { A: ['192.0.2.2'], AAAA: ['2001:db8::2'] });
+  world.record('_dmarc.kommun.test', { TXT: [['v=DMARC1; p=reject; adkim=s; aspf=s; rua=mailto:dmarc@kommun.test']] });
+  world.record('_mta-sts.kommun.test', { TXT: [['v=STSv1; id=20261101T000000;']] });
+  world.record('_smtp._tls.kommun.test', { TXT: [['v=TLSRPTv1; rua=mailto:tlsrpt@kommun.test']] });
+
+  // A webhook receiver of the municipality's own.
+  const hooks: { type_of_test: number; rating: number }[] = [];
+  const receiver = await world.site('hooks.kommun.test', {
+    handler: (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const { data } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { type_of_test: number; rating: number } };
+        hooks.push({ type_of_test: data.type_of_test, rating: data.rating });
+        res.writeHead(204).end();
+      });
+    },
+  });
+
+  const guard = world.guard();
+  const api = await buildTestApi(t, { rateLimitPerMinute: 100_000 }, { guard });
+  const { app, db, registry } = api;
+  t.equal(site.url, 'https://www.kommun.test/');
+  await db.insertInto('premium_levels').values({ name: 'standard', monthly_quota: 100 }).execute();
+  const siteId = await createSite(db, { title: 'Kommunen', url: site.url, premiumLevel: 'standard' });
+  // A public-sector website, so that the public dashboard shows it too.
+  await db.updateTable('sites').set({ public_sector: true, org_category: 'Municipality', org_code: 'K123' }).where('id', '=', siteId).execute();
+  const key = (await createKey(db, { kind: 'standard', siteIds: [siteId] })).key;
+  const headers = { 'api-key': key, 'site-id': String(siteId) };
+  const hook = await app.inject({ method: 'PUT', url: '/webhook/', headers: { ...headers, 'content-type': 'application/json' }, payload: { url: `${receiver.origin}/webperf` } });
+  t.equal(hook.statusCode, 200, hook.body);
+
+  await startTestRunner(t, { db, connectionString: api.url, registry, guard });
+
+  t.strictSame(registry.select(null).map((p) => p.meta.id), [2, 9, 18, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 100, 101], 'fifteen active test types');
+  const tests = (await app.inject({ method: 'GET', url: '/v1/tests' })).json().tests as { id: number; active: boolean; available: boolean; categories: string[] }[];
+  t.strictSame(
+    tests.filter((x) => NEW_TYPES.includes(x.id)).map((x) => [x.id, x.active, x.available, x.categories]),
+    [[22, true, true, []], [24, true, true, ['infosec', 'webstandard']], [25, true, true, ['infosec', 'a11y']], [26, true, true, ['a11y']], [29, true, true, ['infosec', 'webstandard']]],
+    '/v1/tests lists the five as active and available, with the categories they rate',
+  );
+
+  const expected: Record<number, { rating: number; a11y: number | null; sec: number | null; stand: number | null }> = {
+    22: { rating: 5, a11y: null, sec: null, stand: null },
+    24: { rating: 5, a11y: null, sec: 5, stand: 5 },
+    25: { rating: 4.98, a11y: 5, sec: 4.98, stand: null },
+    26: { rating: 5, a11y: 5, sec: null, stand: null },
+    29: { rating: 4.75, a11y: null, sec: 4.5, stand: 5 },
+  };
+  const ratingsOf = (rows: { type_of_test: number; rating: number; rating_a11y: number | null; rating_infosec: number | null; rating_webstandard: number | null }[]) =>
+    Object.fromEntries(rows.map((r) => [r.type_of_test, { rating: r.rating, a11y: r.rating_a11y, sec: r.rating_infosec, stand: r.rating_webstandard }]));
+
+  let runId = 0;
+  await t.test('POST /retest/ with testnums [22,24,25,26,29]: one page load, five results, public', async (t) => {
+    const res = await app.inject({ method: 'POST', url: '/retest/', headers: { ...headers, testnums: JSON.stringify(NEW_TYPES) } });
+    t.equal(res.statusCode, 200, res.body);
+    runId = res.json().run_id;
+    t.strictSame(await runDone(db, runId), { status: 'done', error: null });
+    const results = await db.selectFrom('test_results').selectAll().where('run_id', '=', runId).orderBy('type_of_test').execute();
+    t.strictSame(results.map((r) => [r.type_of_test, r.error]), NEW_TYPES.map((id) => [id, null]), 'the five ran, none failed');
+    t.strictSame(ratingsOf(results), expected, 'each rated as worked out above');
+    t.ok(results.every((r) => !r.private && r.url === site.url));
+    const data = Object.fromEntries(results.map((r) => [r.type_of_test, r.json_check_data as Record<string, any>]));
+
+    // 22: the bytes Chromium was sent, as the server counted them, are the page's weight.
+    const browserBytes = served.filter((s) => s.browser).reduce((sum, s) => sum + s.bytes, 0);
+    t.equal(data[22].total_byte_weight, browserBytes, `22: ${browserBytes} bytes, the bodies the server sent Chromium`);
+    t.strictSame((data[22].sources as { url: string }[]).map((s) => new URL(s.url).pathname).sort(), [...new Set(served.filter((s) => s.browser).map((s) => s.path))].sort(), '22: every request of the page load');
+    // 24: the domain without www, both MX hosts, the policy fetched over https.
+    t.strictSame([data[24].domain, data[24].mx.records.map((m: { exchange: string }) => m.exchange)], ['kommun.test', ['mx1.kommun.test', 'mx2.kommun.test']]);
+    // 25: jQuery 3.7.1 from the script's banner, through RetireJS's matching.
+    t.match(JSON.stringify(data[25]), /"jquery"/i);
+    t.match(JSON.stringify(data[25]), /3\.7\.1/);
+    // 26: found one click from the start page, through the crawl's probes.
+    t.strictSame([data[26].statement.url, data[26].statement.depth, data[26].statement_choice], ['https://www.kommun.test/om-webbplatsen/tillganglighetsredogorelse/', 1, 'about-the-website']);
+    t.ok(served.some((s) => !s.browser && s.path === '/om-webbplatsen/tillganglighetsredogorelse/'), '26: the statement was read by a probe, not by Chromium');
+    // 29: the inline script's eval, by name and line.
+    t.strictSame((data[29].places as { script: string; line: number; rule: string }[]).map((p) => [p.script, p.line, p.rule]), [['inline script 1 on https://www.kommun.test/', 1, 'no-eval']]);
+
+    const stats = await app.inject({ method: 'GET', url: `/stats/${siteId}`, headers });
+    t.equal(stats.statusCode, 200, stats.body);
+    t.strictSame(
+      (stats.json().data as { type_of_test: number; rating: number }[]).map((d) => [d.type_of_test, d.rating]).sort((a, b) => a[0] - b[0]),
+      NEW_TYPES.map((id) => [id, expected[id].rating]),
+      'GET /stats/{siteId} lists the five',
+    );
+  });
+
+  await t.test('the webhook delivers each of the five results', async (t) => {
+    await waitFor('five deliveries', async () => (hooks.length >= NEW_TYPES.length ? true : null));
+    t.strictSame(hooks.map((h) => [h.type_of_test, h.rating]).sort((a, b) => a[0] - b[0]), NEW_TYPES.map((id) => [id, expected[id].rating]));
+  });
+
+  await t.test('the monthly scores by category take the five in', async (t) => {
+    const res = await app.inject({ method: 'GET', url: `/stats_per_month/${siteId}`, headers });
+    t.equal(res.statusCode, 200, res.body);
+    const month = isoDay(new Date()).slice(0, 7);
+    const scores = Object.fromEntries((res.json().data as { timeperiod: string; type_of_score: string; score: number }[]).filter((d) => d.timeperiod === month).map((d) => [d.type_of_score, d.score]));
+    // The month's mean of each kind of rating: overall of the five; a11y of 25 and 26; infosec of
+    // 24, 25 and 29; webstandard of 24 and 29; no performance rating.
+    t.strictSame(scores, {
+      'kat-a11y': 5,
+      'kat-infosec': 4.83, // (5 + 4.98 + 4.5) / 3 = 4.8267
+      'kat-total': 4.95, // (5 + 5 + 4.98 + 5 + 4.75) / 5 = 4.946
+      'kat-webstandard': 5,
+    });
+  });
+
+  await t.test('POST /test_once/: every active type on one page load, private', async (t) => {
+    const body = new FormData();
+    body.append('urls', site.url);
+    const form = new Request('http://x/', { method: 'POST', body });
+    const res = await app.inject({ method: 'POST', url: '/test_once/', headers: { ...headers, 'content-type': form.headers.get('content-type')! }, payload: Buffer.from(await form.arrayBuffer()) });
+    t.equal(res.statusCode, 200, res.body);
+    const [testId] = Object.keys(res.json().results as Record<string, string>);
+    t.strictSame(await runDone(db, Number(testId)), { status: 'done', error: null });
+    const results = await db.selectFrom('test_results').selectAll().where('run_id', '=', Number(testId)).orderBy('type_of_test').execute();
+    t.strictSame(results.map((r) => r.type_of_test), registry.select(null).map((p) => p.meta.id), 'all fifteen ran');
+    t.strictSame(results.filter((r) => r.error !== null).map((r) => [r.type_of_test, r.error]), [], 'none failed');
+    t.ok(results.every((r) => r.private));
+    t.strictSame(ratingsOf(results.filter((r) => NEW_TYPES.includes(r.type_of_test))), expected, 'the five rate the page as the re-test did');
+    // CSS lint (27) rates a page's stylesheets and web analytics (101) the tools it uses: this page has neither.
+    t.strictSame(results.filter((r) => r.rating === NOT_RATED).map((r) => r.type_of_test), [27, 101], 'every type but CSS lint and web analytics rated it');
+  });
+
+  await t.test('the portal and the dashboard show the five', async (t) => {
+    const names = Object.fromEntries(NEW_TYPES.map((id) => [id, registry.testType(id)!.names]));
+    await portalUser(api, 'webb@kommun.test', 'ett långt lösenord', 'standard', [siteId]);
+    const c = portalClient(app);
+    t.equal((await portalSignIn(c, 'webb@kommun.test', 'ett långt lösenord')).statusCode, 303);
+    const portal = await c.get(`/portal/sites/${siteId}`);
+    t.equal(portal.statusCode, 200);
+    for (const id of NEW_TYPES) t.ok(portal.body.includes(names[id].en), `portal: ${names[id].en}`);
+    for (const lang of ['sv', 'en'] as const) {
+      const page = await app.inject({ method: 'GET', url: `/site/${siteId}`, headers: { accept: 'text/html', 'accept-language': lang } });
+      t.equal(page.statusCode, 200);
+      for (const id of NEW_TYPES) t.ok(page.body.includes(names[id][lang].replace(/&/g, '&amp;')), `dashboard (${lang}): ${names[id][lang]}`);
+    }
+  });
+});
