@@ -4,7 +4,7 @@
 import type { Browser } from 'puppeteer-core';
 import type { Db } from './db/database.js';
 import { untilAborted } from './abort.js';
-import { gather, type GatherOptions } from './gather/gather.js';
+import { gather, gatherNeeds, type GatherOptions } from './gather/gather.js';
 import type { SparePage } from './gather/guarded-context.js';
 import { PageLoadFailure } from './gather/load-failure.js';
 import { createProbes } from './net/probes.js';
@@ -95,7 +95,7 @@ export async function testPage(url: string, plugins: readonly TestPlugin[], deps
   let failure: PageLoadFailure | null = null;
   let pageFailure: PageFailure | undefined;
   try {
-    artifacts = await gather(url, { browser: deps.browser, guard: deps.guard, spare: deps.spare, probes, timeoutMs: deps.gatherTimeoutMs, onPhase: options.onPhase, signal: options.signal, afterLoad: options.afterLoad, times: options.times });
+    artifacts = await gather(url, { browser: deps.browser, guard: deps.guard, spare: deps.spare, probes, timeoutMs: deps.gatherTimeoutMs, onPhase: options.onPhase, signal: options.signal, afterLoad: options.afterLoad, times: options.times, needs: gatherNeeds(plugins) });
   } catch (err) {
     if (!(err instanceof PageLoadFailure) || options.loadFailure !== 'report') throw err;
     failure = err;

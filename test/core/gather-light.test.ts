@@ -1,0 +1,69 @@
+/**
+ * A page load for test types that need neither Lighthouse's categories nor axe (every type but 30
+ * and 18) runs Lighthouse with LIGHT_AUDITS alone: the same page load, and the same network log,
+ * served HTML, scripts and stylesheets as a full load, without the trace, the categories and axe.
+ * In a real Chromium, on a site of the test world served as real ones are.
+ */
+import t from 'tap';
+import { testPage } from '../../core/engine.js';
+import { gather, gatherNeeds } from '../../core/gather/gather.js';
+import { loadPlugins } from '../../core/registry.js';
+import { testBrowserPool } from '../helpers/fixture-artifacts.js';
+import { startWorld } from '../helpers/world/index.js';
+
+const PAGE = '<!DOCTYPE html><html lang="sv"><head><meta charset="utf-8"><title>Kommunen</title><link rel="stylesheet" href="/site.css"></head>' +
+  '<body><main><h1>Välkommen</h1><p>Kommunens webbplats.</p></main><script src="/site.js"></script><script>document.body.dataset.ready = "1";</script></body></html>';
+
+const world = await startWorld(t);
+const site = await world.site('latt.test', {
+  handler: (req, res) => {
+    if (req.url === '/site.css') res.writeHead(200, { 'content-type': 'text/css' }).end('main { color: #222; }');
+    else if (req.url === '/site.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end('window.kommun = { namn: "Kommunen" };');
+    else if (req.url === '/') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'x-content-type-options': 'nosniff' }).end(PAGE);
+    else res.writeHead(404, { 'content-type': 'text/plain' }).end('saknas');
+  },
+});
+const guard = world.guard();
+const registry = await loadPlugins({ external: [] });
+
+t.test('which loads need Lighthouse and axe', async (t) => {
+  t.strictSame(gatherNeeds(registry.select([21, 22, 24, 25, 26, 29])), { lighthouse: false, axe: false });
+  t.strictSame(gatherNeeds(registry.select([18, 21])), { lighthouse: false, axe: true });
+  t.strictSame(gatherNeeds(registry.select([30])), { lighthouse: true, axe: false });
+  t.strictSame(gatherNeeds(registry.select(null)), { lighthouse: true, axe: true });
+});
+
+t.test('a light load reads what a full one does, without the trace, the categories and axe', async (t) => {
+  const browser = await testBrowserPool().acquire();
+  const full = await gather(site.url, { browser, guard });
+  const light = await gather(site.url, { browser, guard, needs: { lighthouse: false, axe: false } });
+  t.ok(full.lighthouse && full.axe, 'the full load has Lighthouse and axe');
+  t.strictSame([light.lighthouse, light.axe], [null, null], 'the light one neither');
+  const withoutDate = (d: typeof full.mainDocument) => ({ ...d, headers: { ...d.headers, date: '' } });
+  t.strictSame(withoutDate(light.mainDocument), withoutDate(full.mainDocument), 'the same served document, status and headers');
+  t.equal(light.mainDocument.html, PAGE);
+  // Chromium asks for /favicon.ico by itself when it gets round to it after the load: the full
+  // load's longer run logs it, the light one ends first. Every request of the page itself is there.
+  const requests = (a: typeof full) => a.network.map((r) => [r.url, r.status, r.resourceType, r.resourceSize]);
+  t.strictSame(requests(light), [
+    ['https://latt.test/', 200, 'Document', Buffer.byteLength(PAGE)],
+    ['https://latt.test/site.css', 200, 'Stylesheet', 21],
+    ['https://latt.test/site.js', 200, 'Script', 37],
+  ], 'the page, its stylesheet and its script, with their decoded sizes');
+  t.strictSame(requests(full).filter(([url]) => url !== 'https://latt.test/favicon.ico'), requests(light), 'the same as the full load, the favicon aside');
+  t.strictSame(light.scripts, full.scripts, 'the same scripts with their text');
+  t.strictSame(light.scripts.map((s) => s.url).sort(), ['', 'https://latt.test/site.js'], 'the external script and the inline one');
+  t.strictSame(light.stylesheets, full.stylesheets, 'the same stylesheets');
+  t.strictSame([light.htmlLang, light.mainText, light.finalUrl], [full.htmlLang, full.mainText, full.finalUrl]);
+});
+
+t.test('a run of the types that need neither loads light, and each of them rates as after a full load', async (t) => {
+  const types = [21, 22, 25, 29];
+  const deps = { browser: await testBrowserPool().acquire(), guard, registry };
+  const light = await testPage(site.url, registry.select(types), deps);
+  const full = await testPage(site.url, registry.select([...types, 30]), deps);
+  t.equal(light.artifacts.lighthouse, null, 'no Lighthouse categories were read');
+  t.ok(full.artifacts.lighthouse, 'with type 30 they were');
+  const ratings = (p: typeof full) => p.outcomes.filter((o) => types.includes(o.typeOfTest)).map((o) => [o.typeOfTest, o.rating, o.ratings, o.error]);
+  t.strictSame(ratings(light), ratings(full));
+});
