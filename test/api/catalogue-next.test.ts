@@ -5,7 +5,8 @@
  * municipality's website served as real ones are (https://www.kommun.test/ on port 443, its names,
  * MX, SPF, DMARC, MTA-STS and TLS-RPT records answered by the test world's DNS server), and the
  * results where their readers find them: the stored results, /stats/, the monthly scores by
- * category, the webhook, a one-off test of every active type, the portal and the dashboard.
+ * category, the webhook, a one-off test of every active type, the portal and the dashboard (also in
+ * Chromium at 360, 768 and 1280 px in both languages, with axe).
  *
  * Expected ratings, worked by hand from each plugin's rules (plugins/<name>/index.ts):
  * - 22: the page and its script weigh a few kB, far below webperf.se's 5th percentile
@@ -23,13 +24,15 @@
  *   statement (webstandard 100 → 5.00); overall mean(90, 100) / 20 = 4.75.
  */
 import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import type { Db } from '../../core/db/database.js';
 import { NOT_RATED } from '../../core/plugin-api.js';
 import { createKey } from '../../core/store/keys.js';
 import { createSite } from '../../core/store/sites.js';
 import { buildTestApi } from '../helpers/api.js';
-import { portalClient, portalSignIn, portalUser } from '../helpers/portal.js';
+import { checkLayout } from '../helpers/layout.js';
+import { browserContext, portalClient, portalSignIn, portalUser, signIn } from '../helpers/portal.js';
 import { startTestRunner } from '../helpers/runner.js';
 import { startWorld } from '../helpers/world/index.js';
 
@@ -256,6 +259,23 @@ t.test('types 22, 24, 25, 26 and 29 through the API, a real runner and the pages
       const page = await app.inject({ method: 'GET', url: `/site/${siteId}`, headers: { accept: 'text/html', 'accept-language': lang } });
       t.equal(page.statusCode, 200);
       for (const id of NEW_TYPES) t.ok(page.body.includes(names[id][lang].replace(/&/g, '&amp;')), `dashboard (${lang}): ${names[id][lang]}`);
+    }
+
+    // As people see them: in Chromium, in both languages, at phone and desktop widths, with axe.
+    // The reports of the new types hold long addresses (the statement's, a script's).
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    for (const lang of ['sv', 'en'] as const) {
+      const { page } = await browserContext(t);
+      await page.setExtraHTTPHeaders({ 'accept-language': lang });
+      await page.emulateMediaFeatures([{ name: 'prefers-reduced-motion', value: 'reduce' }]);
+      await page.goto(`${base}/site/${siteId}`);
+      t.equal(await page.$eval('html', (h) => h.lang), lang);
+      for (const id of NEW_TYPES) t.ok((await page.$eval('main', (m) => (m as HTMLElement).innerText)).includes(names[id][lang]), `dashboard in Chromium (${lang}): ${names[id][lang]}`);
+      await checkLayout(t, page, `dashboard /site/{id} (${lang})`);
+      t.equal(await signIn(page, base, 'webb@kommun.test', 'ett långt lösenord'), 200);
+      await page.goto(`${base}/portal/sites/${siteId}`);
+      await checkLayout(t, page, `portal /portal/sites/{id} (${lang})`);
     }
   });
 });
