@@ -31,3 +31,18 @@ t.test('a page slow on a quiet machine still fails', async (t) => {
   const judged = await medianOfQuietRuns(runsOf([[80, 1000], [85, 990], [95, 300], [81, 980], [97, 200]]), 90);
   t.equal(judged.median.performance, 81);
 });
+
+t.test('a run whose trace was not recorded is no measurement, unless fewer than three runs measured', async (t) => {
+  const withErrors = (runs: [number, number, string | null][]) => {
+    let n = 0;
+    return async (): Promise<RatedRun & { n: number }> => {
+      const [performance, benchmarkIndex, runtimeError] = runs[n];
+      return { performance, benchmarkIndex, runtimeError, n: n++ };
+    };
+  };
+  // The CI run of 2026-11-27: the two quietest runs had NO_NAVSTART (scored 0).
+  const judged = await medianOfQuietRuns(withErrors([[0, 1534, 'NO_NAVSTART'], [0, 1496, 'NO_NAVSTART'], [95, 1386, null], [99, 1399, null], [93, 1495, null]]), 90);
+  t.strictSame([judged.median.n, judged.median.performance], [2, 95], 'the median of the three that measured the page');
+  const broken = await medianOfQuietRuns(withErrors([[0, 1500, 'NO_FCP'], [0, 1400, 'NO_FCP'], [92, 1300, null], [0, 1450, 'NO_FCP'], [91, 1350, null]]), 90);
+  t.strictSame([broken.median.performance, broken.median.runtimeError], [0, 'NO_FCP'], 'a page that mostly fails to load fails');
+});
