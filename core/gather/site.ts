@@ -15,6 +15,14 @@ export function siteOf(hostname: string): string {
   return TWO_LEVEL.has(lastTwo) ? labels.slice(-3).join('.') : lastTwo;
 }
 
+/**
+ * A host name as the "www twin" rule reads it (www.kommun.se and kommun.se are one site's two
+ * names): lower case, no trailing dot, no leading "www.".
+ */
+export function withoutWww(hostname: string): string {
+  return hostname.toLowerCase().replace(/\.$/, '').replace(/^www\./, '');
+}
+
 export function sameSite(a: string, b: string): boolean {
   return siteOf(a) === siteOf(b);
 }

@@ -8,6 +8,7 @@ import type { Probes, ProbeResponse } from '../../core/plugin-api.js';
 import { readPage, type Page } from './html.js';
 import { interestingLinks, pageKey, sameSite, type Candidate } from './links.js';
 import { aboutOf, recognise, type About } from './rules.js';
+import { withoutWww } from '../../core/gather/site.js';
 
 /** Pages read at most, the start page included (upstream: 15). */
 export const MAX_PAGES = 15;
@@ -64,7 +65,7 @@ export function whyUnreadable(answer: Pick<ProbeResponse, 'status' | 'headers' |
 /** One key for a page and its www twin's copy, so that the same page is not read twice. */
 function twinKey(url: string): string {
   const u = new URL(pageKey(url));
-  u.hostname = u.hostname.replace(/^www\./, '');
+  u.hostname = withoutWww(u.hostname);
   return u.href;
 }
 

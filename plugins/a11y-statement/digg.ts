@@ -4,6 +4,7 @@
  * https://digg.se/tdosanmalan/ or http://www.digg.se/tdosanmalan fail there).
  */
 import { decodedPath, type PageLink } from './html.js';
+import { withoutWww } from '../../core/gather/site.js';
 
 /** The address DIGG asks statements to link to. */
 export const DIGG_SHORT = 'digg.se/tdosanmalan';
@@ -17,7 +18,7 @@ export type DiggLinkKind = 'short' | 'canonical' | 'old';
 /** host without www + path without trailing slashes, lower-case; null when not digg.se. */
 export function normalisedDiggAddress(url: URL): string | null {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  const host = url.hostname.toLowerCase().replace(/\.$/, '').replace(/^www\./, '');
+  const host = withoutWww(url.hostname);
   if (host !== 'digg.se') return null;
   return `${host}${decodedPath(url).toLowerCase().replace(/\/+$/, '')}`;
 }

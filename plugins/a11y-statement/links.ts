@@ -3,6 +3,7 @@
  * getInterestingUrls precision table), with addresses resolved and compared as URLs.
  */
 import { decodedPath, type PageLink } from './html.js';
+import { withoutWww } from '../../core/gather/site.js';
 
 /** "tillgänglighetsredogörelse", also with the letters mangled by a wrong encoding (upstream's `.{1,6}`). */
 export const STATEMENT_WORD = /tillg(?:ä|a|.{1,6}?)nglighetsredog(?:ö|o|.{1,6}?)relse/i;
@@ -44,8 +45,7 @@ export function linkPrecision(text: string, url: URL): number {
 
 /** www.kommun.se and kommun.se are the same site; other subdomains are not. */
 export function twinHost(a: string, b: string): boolean {
-  const bare = (h: string) => h.toLowerCase().replace(/\.$/, '').replace(/^www\./, '');
-  return bare(a) === bare(b);
+  return withoutWww(a) === withoutWww(b);
 }
 
 /**

@@ -73,11 +73,11 @@ import { checkSpf } from './spf.js';
 import { STRINGS } from './strings.js';
 import { findingsOf, rate, rowsData, type SubRating } from './sub-ratings.js';
 import { isTlsRptRecord, parseTlsRpt } from './tls-rpt.js';
+import { withoutWww } from '../../core/gather/site.js';
 
 /** The domain whose e-mail is judged: the host asked for, without a leading "www.". */
 export function mailDomain(url: string): string {
-  const host = new URL(url).hostname.toLowerCase().replace(/\.$/, '').replace(/^\[|\]$/g, '');
-  return host.startsWith('www.') ? host.slice(4) : host;
+  return withoutWww(new URL(url).hostname.replace(/^\[|\]$/g, ''));
 }
 
 /** Policy bodies over 64 KiB are to be ignored (RFC 8461 section 3.3). */
