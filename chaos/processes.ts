@@ -3,7 +3,7 @@
  * as child processes on loopback, and small helpers to wait for what they do.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../core/config.js';
 
@@ -78,6 +78,22 @@ export async function until<T>(what: string, ms: number, probe: () => Promise<T 
 export function postmasterOf(pgDir: string): { pid: number; port: number } {
   const lines = readFileSync(path.join(pgDir, 'postmaster.pid'), 'utf8').split('\n');
   return { pid: Number(lines[0]), port: Number(lines[3]) };
+}
+
+/** The pids of `pid`'s children now (from /proc; empty where there is none). */
+export function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'.
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) children.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return children;
 }
 
 /** Alive and not a zombie. */

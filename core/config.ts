@@ -39,6 +39,8 @@ export interface Config {
   heartbeatMs: number;
   /** A runner silent this long is taken for dead and its jobs are unlocked. */
   staleAfterMs: number;
+  /** The embedded PostgreSQL, should it die, is started again after this long (then doubling, up to 10 s). */
+  pgRestartDelayMs: number;
   logLevel: string;
   /** Serve and test the bundled demo site at start. */
   demo: boolean;
@@ -160,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     jobTimeoutMs: int(env.WEBPERF_JOB_TIMEOUT_MS, 180_000, 'WEBPERF_JOB_TIMEOUT_MS'),
     heartbeatMs: int(env.WEBPERF_HEARTBEAT_MS, 15_000, 'WEBPERF_HEARTBEAT_MS') || 15_000,
     staleAfterMs: int(env.WEBPERF_STALE_AFTER_MS, 60_000, 'WEBPERF_STALE_AFTER_MS') || 60_000,
+    pgRestartDelayMs: int(env.WEBPERF_PG_RESTART_DELAY_MS, 500, 'WEBPERF_PG_RESTART_DELAY_MS') || 500,
     logLevel: env.LOG_LEVEL ?? 'info',
     demo: env.WEBPERF_DEMO !== '0',
     publicUrl: env.WEBPERF_PUBLIC_URL ?? null,

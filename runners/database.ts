@@ -43,7 +43,7 @@ export async function openDatabase(config: Config, log: (line: string) => void =
       }
     }
     // A server of our own is supervised: should it die, it is started again (the API answers 503 meanwhile).
-    const pg = running ?? (await superviseEmbeddedPostgres(dir, {}, log));
+    const pg = running ?? (await superviseEmbeddedPostgres(dir, { firstRestartDelayMs: config.pgRestartDelayMs }, log));
     if (!running) {
       const unannounce = announce(ownerFile);
       const stopOwn = pg.stop;

@@ -109,9 +109,12 @@ export interface SupervisedDatabase extends EmbeddedDatabase {
   readonly restarts: number;
 }
 
-/** Delay before restart attempt n (1-based): 0.5 s doubling up to 10 s. */
-export function restartDelayMs(attempt: number): number {
-  return Math.min(10_000, 500 * 2 ** Math.max(0, attempt - 1));
+/** The first restart's delay when none is given (WEBPERF_PG_RESTART_DELAY_MS). */
+export const FIRST_RESTART_DELAY_MS = 500;
+
+/** Delay before restart attempt n (1-based): `first` (0.5 s) doubling up to 10 s, or `first` when longer. */
+export function restartDelayMs(attempt: number, first = FIRST_RESTART_DELAY_MS): number {
+  return Math.max(first, Math.min(10_000, first * 2 ** Math.max(0, attempt - 1)));
 }
 
 /**
@@ -121,9 +124,14 @@ export function restartDelayMs(attempt: number): number {
  * nobody at the keyboard. A postmaster.pid left behind names a dead server, or a pid reused by some
  * other process, which PostgreSQL would take for a live server: such a file is removed first.
  */
-export async function superviseEmbeddedPostgres(dir: string, options: StartOptions = {}, report: (line: string) => void = () => {}): Promise<SupervisedDatabase> {
+export async function superviseEmbeddedPostgres(
+  dir: string,
+  options: StartOptions & { firstRestartDelayMs?: number } = {},
+  report: (line: string) => void = () => {},
+): Promise<SupervisedDatabase> {
+  const { firstRestartDelayMs, ...startOptions } = options;
   const log = report;
-  let current = await startEmbeddedPostgres(dir, options);
+  let current = await startEmbeddedPostgres(dir, startOptions);
   const port = current.port;
   let stopping = false;
   let restarts = 0;
@@ -136,13 +144,13 @@ export async function superviseEmbeddedPostgres(dir: string, options: StartOptio
       for (let attempt = 1; ; attempt++) {
         await new Promise<void>((resolve) => {
           wake = resolve;
-          setTimeout(resolve, restartDelayMs(attempt)).unref();
+          setTimeout(resolve, restartDelayMs(attempt, firstRestartDelayMs)).unref();
         });
         wake = null;
         if (stopping) return;
         try {
           await removeStaleLock(dir);
-          current = await startEmbeddedPostgres(dir, { ...options, port });
+          current = await startEmbeddedPostgres(dir, { ...startOptions, port });
           if (stopping) {
             await current.stop();
             return;
