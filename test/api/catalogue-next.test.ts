@@ -33,7 +33,7 @@ import { createSite } from '../../core/store/sites.js';
 import { buildTestApi } from '../helpers/api.js';
 import { checkLayout } from '../helpers/layout.js';
 import { browserContext, portalClient, portalSignIn, portalUser, signIn } from '../helpers/portal.js';
-import { startTestRunner } from '../helpers/runner.js';
+import { runEnded, startTestRunner } from '../helpers/runner.js';
 import { startWorld } from '../helpers/world/index.js';
 
 const RUN_WAIT_MS = 150_000;
@@ -51,10 +51,7 @@ async function waitFor<T>(what: string, read: () => Promise<T | null>): Promise<
   }
 }
 
-const runDone = (db: Db, runId: number) => waitFor(`run ${runId}`, async () => {
-  const run = await db.selectFrom('test_runs').select(['status', 'error']).where('id', '=', runId).executeTakeFirstOrThrow();
-  return run.status === 'done' || run.status === 'failed' ? run : null;
-});
+const runDone = (db: Db, runId: number) => runEnded(db, runId, RUN_WAIT_MS);
 
 // The statement's dates, relative to today (the run judges ages against its own time).
 const now = new Date();

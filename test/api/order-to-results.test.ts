@@ -12,20 +12,12 @@ import { NOT_RATED } from '../../core/plugin-api.js';
 import { lighthouseRating, meanRating } from '../../core/rating.js';
 import { createSite } from '../../core/store/sites.js';
 import { buildTestApi } from '../helpers/api.js';
-import { startTestRunner } from '../helpers/runner.js';
+import { runEnded, startTestRunner } from '../helpers/runner.js';
 import { testWorld } from '../helpers/world/index.js';
 
 const RUN_WAIT_MS = 120_000;
 
-async function waitForRun(db: Db, runId: number) {
-  const until = Date.now() + RUN_WAIT_MS;
-  for (;;) {
-    const run = await db.selectFrom('test_runs').select(['status', 'error']).where('id', '=', runId).executeTakeFirstOrThrow();
-    if (run.status === 'done' || run.status === 'failed') return run;
-    if (Date.now() > until) throw new Error(`run ${runId} still ${run.status} after ${RUN_WAIT_MS} ms`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const waitForRun = (db: Db, runId: number) => runEnded(db, runId, RUN_WAIT_MS);
 
 t.test('orders become results through a real runner', async (t) => {
   const api = await buildTestApi(t, { rateLimitPerMinute: 100_000 });

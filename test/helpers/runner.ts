@@ -42,3 +42,14 @@ export async function startTestRunner(t: Teardown, options: TestRunnerOptions): 
   });
   return worker;
 }
+
+/** Waits (polling every 250 ms, at most `ms`) until run `runId` is done or failed: its status and error. */
+export async function runEnded(db: Db, runId: number, ms: number): Promise<{ status: string; error: string | null }> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const run = await db.selectFrom('test_runs').select(['status', 'error']).where('id', '=', runId).executeTakeFirstOrThrow();
+    if (run.status === 'done' || run.status === 'failed') return run;
+    if (Date.now() > deadline) throw new Error(`run ${runId} still ${run.status} after ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}

@@ -18,22 +18,14 @@ import { LOCK_MINUTES, MAX_FAILED_SIGN_INS } from '../../core/store/users.js';
 import { operatorCommand } from '../../runners/operator-cli.js';
 import { checkLayout } from '../helpers/layout.js';
 import { browserContext, portalUser, premiumSite, signIn, startPortal, submit, text } from '../helpers/portal.js';
-import { startTestRunner } from '../helpers/runner.js';
+import { runEnded, startTestRunner } from '../helpers/runner.js';
 import { testWorld, type World } from '../helpers/world/index.js';
 
 const RUN_WAIT_MS = 120_000;
 /** A site title that must stay text everywhere. */
 const HOSTILE_TITLE = 'Exempelby <script>alert(1)</script> & "co"';
 
-async function waitForRun(db: Db, runId: number) {
-  const until = Date.now() + RUN_WAIT_MS;
-  for (;;) {
-    const run = await db.selectFrom('test_runs').select(['status', 'error']).where('id', '=', runId).executeTakeFirstOrThrow();
-    if (run.status === 'done' || run.status === 'failed') return run;
-    if (Date.now() > until) throw new Error(`run ${runId} still ${run.status} after ${RUN_WAIT_MS} ms`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const waitForRun = (db: Db, runId: number) => runEnded(db, runId, RUN_WAIT_MS);
 
 /** The customer's webhook receiver, https://hooks.receiver.test/: answers 204 and keeps what it got. */
 async function startReceiver(t: { teardown(fn: () => unknown): void }, world: World) {
