@@ -232,7 +232,7 @@ t.test('the fixture page: WordPress, nginx, PHP, two jQuery versions, a plugin a
       'Accessibility overlays used: UserWay. WordPress plugins: x.\nRating: 1.43',
   );
   const php = dataOf(outcome).software.find((s: any) => s.key === 'php');
-  t.match(php, { version: '7.4.3', found_by: ['header'], newer_releases: 184, behind: 'BEHIND100', end_of_life: { branch: '7.4', date: '2022-11-28', source: 'https://www.php.net/eol.php' } });
+  t.match(php, { version: '7.4.3', found_by: ['header'], newer_releases: 184, behind: 'BEHIND100', end_of_life: { branch: '7.4', date: '2022-11-28', source: 'https://endoflife.date/php' } });
   const nginx = dataOf(outcome).software.find((s: any) => s.key === 'nginx');
   t.equal(nginx.vulnerabilities.length, 18);
   t.equal(nginx.newer_releases, 65);
@@ -298,8 +298,22 @@ t.test('end of life is judged at the time of the run', async (t) => {
   const before = await run(php82, new Date('2026-12-31T12:00:00Z'));
   t.equal(dataOf(before).software[0].end_of_life, null, 'PHP 8.2 is supported through 2026-12-31');
   const after = await run(php82, new Date('2027-01-01T00:00:00Z'));
-  t.strictSame(dataOf(after).software[0].end_of_life, { branch: '8.2', date: '2026-12-31', source: 'https://www.php.net/eol.php' });
+  t.strictSame(dataOf(after).software[0].end_of_life, { branch: '8.2', date: '2026-12-31', source: 'https://endoflife.date/php' });
   t.ok(after.findings.some((f) => f.rule === 'end-of-life' && f.severity === 'error'));
+});
+
+t.test('end-of-life branches checked against endoflife.date: OpenSSL 3.6 ended on 2026-11-01, Drupal 10 ends on 2026-12-16, Apache 2.2 on 2017-07-11', async (t) => {
+  const now = new Date('2026-11-27T12:00:00Z');
+  const outcome = await run(page({ headers: { server: 'Apache/2.2.34 (Unix) OpenSSL/3.6.1', 'x-generator': 'Drupal 10 (https://www.drupal.org)' } }), now);
+  const software = dataOf(outcome).software;
+  const eol = (key: string) => software.find((s: any) => s.key === key)?.end_of_life;
+  t.strictSame(eol('openssl'), { branch: '3.6', date: '2026-11-01', source: 'https://endoflife.date/openssl' });
+  t.strictSame(eol('apache'), { branch: '2.2', date: '2017-07-11', source: 'https://endoflife.date/apache-http-server' });
+  t.equal(eol('drupal'), null, 'Drupal 10 is supported through 2026-12-16');
+  const later = await run(page({ headers: { 'x-generator': 'Drupal 10 (https://www.drupal.org)' } }), new Date('2026-12-17T00:00:00Z'));
+  t.strictSame(dataOf(later).software[0].end_of_life, { branch: '10', date: '2026-12-16', source: 'https://endoflife.date/drupal' });
+  const lts = await run(page({ headers: { server: 'nginx/1.30.1 OpenSSL/3.5.4' } }), now);
+  t.equal(dataOf(lts).software.find((s: any) => s.key === 'openssl').end_of_life, null, 'OpenSSL 3.5, the long-term branch, runs to 2030');
 });
 
 t.test('old data is said to be old', async (t) => {
