@@ -1,7 +1,8 @@
 /**
  * The record lookup (core/net/dns-records.ts) against a scripted DNS server on 127.0.0.1 (UDP, and
  * TCP on the same port for the Resolver's fallback): what the world's DNS server never sends —
- * compression pointers, a truncated answer cut inside a record, FORMERR without a question, a stray
+ * compression pointers, a truncated answer cut inside a record (the world's server truncates
+ * cleanly, with no records: test/plugins/email.test.ts, verified.test), FORMERR without a question, a stray
  * datagram before the answer, a malformed answer.
  */
 import dgram from 'node:dgram';

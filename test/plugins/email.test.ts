@@ -1,7 +1,7 @@
 /**
  * Type 24, E-mail (plugins/email), against zones on the test world's own DNS server
  * (test/helpers/world/dns-server.ts) asked through the real probes and record lookup (a UDP query
- * with the EDNS DO bit, core/net/dns-records.ts), and MTA-STS policy hosts served over https on
+ * with the EDNS DO bit, core/net/dns-records.ts; an answer too large for UDP again over TCP), and MTA-STS policy hosts served over https on
  * port 443 as mta-sts.<domain>. No browser: the plugin reads the address asked for only.
  *
  * Three fixture domains first: good.test (every check passes), typical.test (what a municipality
@@ -89,6 +89,17 @@ world.record('l11.lookups.test', { TXT: [['v=spf1 -all']] });
 world.record('_dmarc.lookups.test', { TXT: [['v=DMARC1; p=reject; sp=quarantine; rua=mailto:agg@dmarc.third.test']] });
 world.record('lookups.test._report._dmarc.dmarc.third.test', { TXT: [['v=DMARC1']] });
 world.record('servfail.test', { broken: true });
+// verified.test: what many organisations' apex holds, a TXT record per service that asked to verify
+// the domain beside the SPF record: over 1,232 bytes, more than a UDP answer may carry, so the
+// answer comes truncated (TC) and the question is asked again over TCP.
+const VERIFICATIONS = [
+  ...Array.from({ length: 8 }, (_, i) => `google-site-verification=${String(i).repeat(43)}`),
+  ...Array.from({ length: 6 }, (_, i) => `MS=ms${87654320 + i}`),
+  ...Array.from({ length: 6 }, (_, i) => `atlassian-domain-verification=${'Ab3'.repeat(21)}${i}`),
+];
+world.record('verified.test', { MX: mx('mx.verified.test'), TXT: [['v=spf1 mx -all'], ...VERIFICATIONS.map((v) => [v])], dnssec: 'validated' });
+world.record('mx.verified.test', { A: ['192.0.2.70'], AAAA: ['2001:db8::70'] });
+world.record('_dmarc.verified.test', { TXT: [['v=DMARC1; p=reject']] });
 
 const GOOD_POLICY = 'version: STSv1\r\nmode: enforce\r\nmx: mx1.good.test\r\nmx: *.good.test\r\nmax_age: 604800\r\n';
 await Promise.all([
@@ -303,6 +314,19 @@ t.test('v6only.test: IPv6 only, an MX host without address, two SPF and two DMAR
   const noAddress = result.findings.find((f) => f.rule === 'mx-host-no-address');
   t.same(noAddress && [noAddress.severity, noAddress.text.en], ['info', 'The MX host has neither an IPv4 nor an IPv6 address: ghost.v6only.test']);
   t.same((outcome.data as any).spf.status, 'multiple');
+});
+
+t.test('verified.test: an SPF record among TXT records too large for UDP is read from the answer over TCP', async (t) => {
+  const before = world.dns.asked.length;
+  const { result } = await judge('https://www.verified.test/');
+  const asked = world.dns.asked.slice(before);
+  t.ok(asked.includes('verified.test TXT'), 'asked over UDP first');
+  t.ok(asked.includes('verified.test TXT over TCP'), 'the truncated answer asked again over TCP');
+  t.notOk(asked.includes('verified.test MX over TCP'), 'a small answer is not');
+  const data = result.data as any;
+  t.same([data.spf.status, data.spf.record, data.spf.all, data.spf.dns_lookups], ['found', 'v=spf1 mx -all', '-', 1]);
+  t.same(data.dnssec, { authenticated: true });
+  t.same(rows(result).filter((r) => r.rule.startsWith('spf')), [row('spf', 5, 5, 5), row('spf-hardfail', 5, 5, 5)]);
 });
 
 t.test('parked.test: a null MX, SPF -all and DMARC reject: the domain sends and receives no mail', async (t) => {

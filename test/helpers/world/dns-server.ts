@@ -1,7 +1,10 @@
 /**
- * The test world's DNS server (dns2, on UDP on 127.0.0.1; its answers are small): answers for the zone it is given
- * (A, AAAA, CNAME chains, MX, TXT, NS), NXDOMAIN for every other name, and counts what it was asked,
- * so that a test can show a lookup reached it. The service is pointed at it with
+ * The test world's DNS server (dns2, on UDP and TCP on one port of 127.0.0.1): answers for the zone
+ * it is given (A, AAAA, CNAME chains, MX, TXT, NS), NXDOMAIN for every other name, and counts what
+ * it was asked, so that a test can show a lookup reached it. As a real server does, it answers over
+ * UDP within the size the query offers (its EDNS payload size, else 512 bytes) and sets TC with no
+ * records when the answer is larger (dns2 does that), and answers the same question whole over TCP,
+ * where a client then asks it (RFC 7766); a question asked over TCP is counted as `… over TCP`. The service is pointed at it with
  * WEBPERF_DNS_SERVERS, the one resolver setting every lookup of the service goes through.
  *
  * It stands for the recursive resolver the service asks, so a name can also be marked as that
@@ -12,9 +15,11 @@
  * (RFC 7505) is `MX: [{ exchange: '.', priority: 0 }]`; a TXT string longer than 255 bytes goes out
  * as several character-strings of at most 255 bytes, as zone files write long SPF records.
  */
+import type { Socket } from 'node:net';
 import dns2 from 'dns2';
 
 const { Packet } = dns2;
+type DnsRequest = InstanceType<typeof Packet>;
 
 export interface ZoneRecords {
   A?: string[];
@@ -33,7 +38,7 @@ export interface ZoneRecords {
 export interface DnsServer {
   /** `127.0.0.1:<port>`, as WEBPERF_DNS_SERVERS takes it. */
   address: string;
-  /** The names and types asked, in order (`kommun.test A`). */
+  /** The names and types asked, in order (`kommun.test A`; `kommun.test TXT over TCP`). */
   asked: string[];
   close(): Promise<void>;
 }
@@ -65,59 +70,84 @@ function rrsigData(type: number, name: string): Buffer {
 
 export async function startDnsServer(zone: Map<string, ZoneRecords>): Promise<DnsServer> {
   const asked: string[] = [];
-  const server = dns2.createServer({
-    udp: true,
-    handle: (request, send) => {
-      const response = Packet.createResponseFromRequest(request);
-      response.header.aa = 1;
-      const [question] = request.questions;
-      if (!question) return send(response);
-      const type = question.type;
-      asked.push(`${norm(question.name)} ${Packet.TYPE_NAME[type] ?? type}`);
-      let name = norm(question.name);
-      let records = zone.get(name);
-      if (records?.broken) {
-        response.header.rcode = 2; // SERVFAIL
-        return send(response);
-      }
-      if (!records) {
-        response.header.rcode = 3; // NXDOMAIN
-        return send(response);
-      }
-      // What a validating resolver tells a client that asks for DNSSEC (DO or AD, RFC 6840 5.7).
-      const opt = (request.additionals ?? []).find((r: any) => r?.type === Packet.TYPE.EDNS) as { doFlag?: boolean } | undefined;
-      const wantsDnssec = !!opt?.doFlag || !!(request.header as unknown as { ad?: number }).ad;
-      const dnssec = records.dnssec;
-      if (wantsDnssec && dnssec === 'validated') (response.header as unknown as { ad?: number }).ad = 1; // dns2's types lack the flag
-      // A CNAME stands for the whole name: answer it, then the target's records (a recursive
-      // resolver's answer), at most a few hops.
-      for (let hop = 0; records?.CNAME && type !== Packet.TYPE.CNAME && hop < 8; hop++) {
-        response.answers.push({ name, type: Packet.TYPE.CNAME, class: Packet.CLASS.IN, ttl: TTL, domain: records.CNAME } as any);
-        name = norm(records.CNAME);
-        records = zone.get(name);
-      }
-      if (!records) return send(response);
-      const add = (record: Record<string, unknown>) => response.answers.push({ name, class: Packet.CLASS.IN, ttl: TTL, ...record } as any);
-      if (type === Packet.TYPE.A) for (const address of records.A ?? []) add({ type, address });
-      else if (type === Packet.TYPE.AAAA) for (const address of records.AAAA ?? []) add({ type, address });
-      else if (type === Packet.TYPE.CNAME && records.CNAME) add({ type, domain: records.CNAME });
-      else if (type === Packet.TYPE.MX) for (const mx of records.MX ?? []) add({ type, exchange: mx.exchange, priority: mx.priority });
-      else if (type === Packet.TYPE.TXT) for (const data of records.TXT ?? []) add({ type, data: data.flatMap(characterStrings) });
-      else if (type === Packet.TYPE.NS) for (const ns of records.NS ?? []) add({ type, ns });
-      // Signatures travel with the answer for a client that set DO (RFC 4035 section 3.2.1).
-      if (opt?.doFlag && dnssec && response.answers.some((a: any) => a.name === name && a.type === type)) {
-        add({ type: RRSIG, data: rrsigData(type, name) });
-      }
+  const handle = (overTcp: boolean) => (request: DnsRequest, send: (response: DnsRequest) => void) => {
+    const response = Packet.createResponseFromRequest(request);
+    response.header.aa = 1;
+    const [question] = request.questions;
+    if (!question) return send(response);
+    const type = question.type;
+    asked.push(`${norm(question.name)} ${Packet.TYPE_NAME[type] ?? type}${overTcp ? ' over TCP' : ''}`);
+    let name = norm(question.name);
+    let records = zone.get(name);
+    if (records?.broken) {
+      response.header.rcode = 2; // SERVFAIL
       return send(response);
-    },
-  });
-  // An answer that cannot be sent (a client gone) is no failure of the test.
-  server.on('error', () => {});
-  await server.listen({ udp: { port: 0, address: '127.0.0.1' } });
-  const port = server.addresses().udp!.port;
-  return {
-    address: `127.0.0.1:${port}`,
-    asked,
-    close: () => server.close(),
+    }
+    if (!records) {
+      response.header.rcode = 3; // NXDOMAIN
+      return send(response);
+    }
+    // What a validating resolver tells a client that asks for DNSSEC (DO or AD, RFC 6840 5.7).
+    const opt = (request.additionals ?? []).find((r: any) => r?.type === Packet.TYPE.EDNS) as { doFlag?: boolean } | undefined;
+    const wantsDnssec = !!opt?.doFlag || !!(request.header as unknown as { ad?: number }).ad;
+    const dnssec = records.dnssec;
+    if (wantsDnssec && dnssec === 'validated') (response.header as unknown as { ad?: number }).ad = 1; // dns2's types lack the flag
+    // A CNAME stands for the whole name: answer it, then the target's records (a recursive
+    // resolver's answer), at most a few hops.
+    for (let hop = 0; records?.CNAME && type !== Packet.TYPE.CNAME && hop < 8; hop++) {
+      response.answers.push({ name, type: Packet.TYPE.CNAME, class: Packet.CLASS.IN, ttl: TTL, domain: records.CNAME } as any);
+      name = norm(records.CNAME);
+      records = zone.get(name);
+    }
+    if (!records) return send(response);
+    const add = (record: Record<string, unknown>) => response.answers.push({ name, class: Packet.CLASS.IN, ttl: TTL, ...record } as any);
+    if (type === Packet.TYPE.A) for (const address of records.A ?? []) add({ type, address });
+    else if (type === Packet.TYPE.AAAA) for (const address of records.AAAA ?? []) add({ type, address });
+    else if (type === Packet.TYPE.CNAME && records.CNAME) add({ type, domain: records.CNAME });
+    else if (type === Packet.TYPE.MX) for (const mx of records.MX ?? []) add({ type, exchange: mx.exchange, priority: mx.priority });
+    else if (type === Packet.TYPE.TXT) for (const data of records.TXT ?? []) add({ type, data: data.flatMap(characterStrings) });
+    else if (type === Packet.TYPE.NS) for (const ns of records.NS ?? []) add({ type, ns });
+    // Signatures travel with the answer for a client that set DO (RFC 4035 section 3.2.1).
+    if (opt?.doFlag && dnssec && response.answers.some((a: any) => a.name === name && a.type === type)) {
+      add({ type: RRSIG, data: rrsigData(type, name) });
+    }
+    return send(response);
   };
+  // One port for both transports, as port 53: UDP takes a free one, TCP the same (tried again
+  // with another should that be taken for TCP).
+  for (let attempt = 1; ; attempt++) {
+    const udp = dns2.createUDPServer(handle(false) as any);
+    const tcp = dns2.createTCPServer(handle(true) as any);
+    // An answer that cannot be sent (a client gone) is no failure of the test.
+    udp.on('error', () => {});
+    await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', () => resolve()));
+    const port = udp.address().port;
+    const listening = await new Promise<boolean>((resolve) => {
+      tcp.once('error', () => resolve(false));
+      tcp.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (!listening) {
+      udp.close();
+      if (attempt < 5) continue;
+      throw new Error(`the test DNS server found no port free for both UDP and TCP`);
+    }
+    tcp.on('error', () => {});
+    const sockets = new Set<Socket>();
+    tcp.on('connection', (socket: Socket) => {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+    });
+    return {
+      address: `127.0.0.1:${port}`,
+      asked,
+      close: async () => {
+        udp.close();
+        await new Promise<void>((resolve) => {
+          tcp.close(() => resolve());
+          // Connections a client keeps open (RFC 7766) do not hold the close up.
+          for (const socket of sockets) socket.destroy();
+        });
+      },
+    };
+  }
 }
