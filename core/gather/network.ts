@@ -69,8 +69,11 @@ export function networkFromDevtoolsLog(log: readonly RawEvent[]): NetworkRecord[
     switch (event.method) {
       case 'Network.requestWillBeSent': {
         const previous = byId.get(p.requestId);
-        if (previous && p.redirectResponse) applyResponse(previous, p.redirectResponse);
-        if (previous && p.redirectResponse) {
+        // The same request announced again without a redirect (Chromium does so, e.g. for a request
+        // its network service restarts) is still the one request, as Lighthouse's recorder reads it.
+        if (previous && !p.redirectResponse) break;
+        if (previous) {
+          applyResponse(previous, p.redirectResponse);
           const info = extra.get(p.requestId);
           if (info) previous.setCookies = splitSetCookie(info.headers);
           extra.delete(p.requestId);
