@@ -1,18 +1,16 @@
 /**
- * "Same site" by registrable domain. Without a public-suffix list we take the last two labels
- * (three under a few well-known two-level suffixes); an IP address is its own site.
+ * "Same site" by registrable domain (eTLD+1), as browsers read it: the public suffix list with its
+ * private section (user.github.io and another.github.io are two sites; kommun.se and
+ * www.kommun.se one), through tldts, which keeps the list built in. An IP address, and a name
+ * under no known suffix with a single label (localhost), is its own site.
  */
 import net from 'node:net';
-
-const TWO_LEVEL = new Set(['co.uk', 'org.uk', 'ac.uk', 'gov.uk', 'com.au', 'co.nz', 'co.jp', 'com.br', 'co.za']);
+import { getDomain } from 'tldts';
 
 export function siteOf(hostname: string): string {
   const host = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
   if (net.isIP(host)) return host;
-  const labels = host.split('.');
-  if (labels.length <= 2) return host;
-  const lastTwo = labels.slice(-2).join('.');
-  return TWO_LEVEL.has(lastTwo) ? labels.slice(-3).join('.') : lastTwo;
+  return getDomain(host, { allowPrivateDomains: true }) ?? host;
 }
 
 /**

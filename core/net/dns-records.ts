@@ -10,6 +10,9 @@
  * encodes the query and decodes the answer; this file checks that the answer is the one to the
  * query and reads it. An answer too large for UDP (TC), or from a server that does not speak EDNS
  * (FORMERR, NOTIMP), is asked again through node's Resolver, which falls back to TCP.
+ *
+ * A lookup function has at most 8 questions out at once (`concurrency`); the others wait their
+ * turn, so that no caller can open hundreds of sockets (and run the process out of descriptors).
  */
 import { randomInt } from 'node:crypto';
 import dgram from 'node:dgram';
@@ -33,16 +36,38 @@ const normName = (name: string) => name.toLowerCase().replace(/\.$/, '');
 /** An MX exchange as DnsAnswer gives it: lower case, no trailing dot, the root as '.'. */
 const normExchange = (name: string) => normName(name) || '.';
 
+/** Questions a lookup function has out at once, unless told otherwise. */
+const CONCURRENCY = 8;
+
+/** Runs at most `max` of the work it is given at once, the rest in the order they came. */
+function limiter(max: number) {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async <T>(work: () => Promise<T>): Promise<T> => {
+    // A slot is handed straight to the next waiter on release, so `active` counts slots in use.
+    if (active < max) active++;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else active--;
+    }
+  };
+}
+
 /** A lookup asking `servers` (`host`, `host:port`, `[v6]:port`), or the system's servers when none are given. */
-export function recordLookup(servers: readonly string[], options: { timeoutMs?: number; tries?: number } = {}): RecordLookup {
+export function recordLookup(servers: readonly string[], options: { timeoutMs?: number; tries?: number; concurrency?: number } = {}): RecordLookup {
   const timeoutMs = options.timeoutMs ?? 2_000;
   const tries = options.tries ?? 2;
+  const inTurn = limiter(options.concurrency ?? CONCURRENCY);
   const resolver = new dns.promises.Resolver({ timeout: timeoutMs, tries });
   if (servers.length > 0) resolver.setServers(servers as string[]);
   // What the Resolver asks: the configured servers, or the system's as c-ares read them.
   const targets = resolver.getServers().map(parseServer).filter((s): s is Server => s !== null);
   const viaResolver = resolverLookup(resolver);
-  return async (rawName, type) => {
+  return (rawName, type) => inTurn(async () => {
     const name = normName(rawName);
     let raw: Response | { error: string };
     try {
@@ -57,7 +82,7 @@ export function recordLookup(servers: readonly string[], options: { timeoutMs?: 
       return { ...again, authenticated: again.status !== 'error' && raw.truncated && raw.ad ? true : null };
     }
     return answerFrom(name, type, raw);
-  };
+  });
 }
 
 /** The same question through node's Resolver (c-ares: TCP when UDP is truncated), without the AD flag. */
@@ -109,12 +134,14 @@ function parseServer(entry: string): Server | null {
   return null;
 }
 
-/** What a lookup reads of a response: its RCODE and flags, and its answer section (none when truncated). */
+/** What a lookup reads of a response: its RCODE and flags, its answer and authority sections (none when truncated). */
 interface Response {
   rcode: string;
   truncated: boolean;
   ad: boolean;
   answers: dnsPacket.Answer[];
+  /** Where a signed zone's denial of a name or type (NXDOMAIN, NODATA) carries its RRSIGs; null when it could not be read. */
+  authorities: dnsPacket.Answer[] | null;
 }
 
 /** The query: RD and AD set, one question, an OPT record with DO (RFC 6891, RFC 3225). */
@@ -137,15 +164,28 @@ function encodeQuery(id: number, name: string, type: DnsRecordType): Buffer {
  * The response to the query `id` for `name`/`type`, decoded by dns-packet; null when the datagram
  * is not that response (another id, not a response, another question); throws when it is malformed.
  * Only the sections a lookup reads are decoded: the header, the question and, unless the answer is
- * truncated (it may end inside a record), the answer section; the authority and additional
- * sections are left out by zeroing their counts in a copy.
+ * truncated (it may end inside a record), the answer and authority sections (the authority for
+ * the RRSIGs of a signed denial); the additional section is left out by zeroing its count in a
+ * copy. An authority section dns-packet cannot read is left out too: it only ever tells
+ * `authenticated`, which is then null rather than false when the rest shows no signature.
  */
 function parseResponse(message: Buffer, id: number, name: string, type: DnsRecordType): Response | null {
   let packet: dnsPacket.DecodedPacket & { rcode?: string };
-  try {
+  let authorityRead = true;
+  const decode = (from: number) => {
     const read = Buffer.from(message);
-    if (read.length >= 12) read.fill(0, read.readUInt16BE(2) & dnsPacket.TRUNCATED_RESPONSE ? 6 : 8, 12);
-    packet = dnsPacket.decode(read);
+    if (read.length >= 12) read.fill(0, from, 12);
+    return dnsPacket.decode(read);
+  };
+  try {
+    const truncated = message.length >= 12 && (message.readUInt16BE(2) & dnsPacket.TRUNCATED_RESPONSE) !== 0;
+    try {
+      packet = decode(truncated ? 6 : 10);
+    } catch (err) {
+      if (truncated || message.length < 12 || message.readUInt16BE(8) === 0) throw err;
+      packet = decode(8);
+      authorityRead = false;
+    }
   } catch (err) {
     // A stray datagram is ignored; a malformed answer to this query fails it.
     if (message.length < 12 || message.readUInt16BE(0) !== id) return null;
@@ -154,13 +194,15 @@ function parseResponse(message: Buffer, id: number, name: string, type: DnsRecor
   if (packet.id !== id || !packet.flag_qr) return null;
   const [question] = packet.questions ?? [];
   if (question && (normName(question.name) !== name || question.type !== type)) return null;
-  return { rcode: packet.rcode ?? 'NOERROR', truncated: packet.flag_tc, ad: packet.flag_ad, answers: packet.answers ?? [] };
+  const authorities = authorityRead ? packet.authorities ?? [] : null;
+  return { rcode: packet.rcode ?? 'NOERROR', truncated: packet.flag_tc, ad: packet.flag_ad, answers: packet.answers ?? [], authorities };
 }
 
 /** The DnsAnswer of a decoded response (not truncated). */
 function answerFrom(name: string, type: DnsRecordType, raw: Response): DnsAnswer {
-  const signed = raw.answers.some((a) => a.type === 'RRSIG');
-  const authenticated = raw.ad ? true : signed ? null : false;
+  // Signatures without the AD flag: a signed zone the resolver did not validate (or could not tell).
+  const signed = [...raw.answers, ...(raw.authorities ?? [])].some((a) => a.type === 'RRSIG');
+  const authenticated = raw.ad ? true : signed || raw.authorities === null ? null : false;
   const base = { name, type, authenticated, ...(type === 'MX' ? { mx: [] as { exchange: string; priority: number }[] } : {}) };
   if (raw.rcode === 'NXDOMAIN') return { ...base, status: 'nxdomain', records: [] };
   if (raw.rcode !== 'NOERROR') return { ...base, status: 'error', records: [], authenticated: null, error: `${type} lookup of ${name} failed: ${raw.rcode}` };

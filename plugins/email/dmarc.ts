@@ -5,6 +5,7 @@
  * matches), fo and rf are colon-separated lists (upstream splits fo on commas), and pct outside
  * 0..100 is an error (upstream's range test can never be true).
  */
+import { isMailtoAddress } from './syntax.js';
 export type DmarcPolicy = 'none' | 'quarantine' | 'reject';
 
 /** One problem of the record: an error (invalid) or a warning (a default written out, a tag out of place). */
@@ -50,7 +51,7 @@ export function isDmarcUri(text: string): boolean {
   if (!m) return false;
   const uri = m[1]!;
   if (!/^[a-z][a-z0-9+.-]*:\S+$/i.test(uri)) return false;
-  if (/^mailto:/i.test(uri)) return /^mailto:[^@\s,;]+@[^@\s,;]+\.[^@\s,;]+$/i.test(uri);
+  if (/^mailto:/i.test(uri)) return isMailtoAddress(uri);
   try {
     new URL(uri);
     return true;
@@ -159,13 +160,4 @@ export function parseDmarc(record: string): ParsedDmarc {
   if (out.rua.length === 0 && !out.errors.some((e) => e.tag === 'rua')) warning('dmarc-rua-missing', 'rua', '');
   out.pct = pct;
   return out;
-}
-
-/**
- * The registrable domain as far as can be told without the public suffix list: its last two
- * labels. Two names with different last two labels never share an organisational domain, so a
- * report address judged "another organisation's" by this is one; the converse may miss a few.
- */
-export function lastTwoLabels(name: string): string {
-  return name.split('.').slice(-2).join('.');
 }

@@ -1,17 +1,24 @@
 /**
  * Type 24: E-mail (E-post). Judges the e-mail of the site's domain (the host asked for, a leading
- * "www." dropped, as upstream webperf_core tests/email_validator.py does; no public-suffix
- * handling), from DNS through the service's resolver (context.probes.dns) and one HTTPS request
- * (the MTA-STS policy, context.probes.fetch, with a TLS probe of its host for the certificate):
+ * "www." dropped, as upstream webperf_core tests/email_validator.py does), from DNS through the
+ * service's resolver (context.probes.dns) and one HTTPS request (the MTA-STS policy,
+ * context.probes.fetch, with a TLS probe of its host for the certificate):
  * - MX: the exchangers and the IPv4 and IPv6 addresses they have (redundancy: two addresses or
- *   more); a null MX (RFC 7505: one MX "." of priority 0) says the domain receives no mail; a
- *   domain without MX and without A/AAAA does not receive mail either.
+ *   more); the addresses of the 10 MX hosts of lowest priority are asked (MX_HOSTS_ASKED; data:
+ *   mx.hosts_asked_max and mx.hosts_not_asked), those after them are not. A null MX (RFC 7505
+ *   section 3: the domain's only MX, "." of priority 0) says the domain receives no mail; a domain
+ *   without MX and without A/AAAA does not receive mail either. Any other MX "." (a non-zero
+ *   priority, beside other MX records, twice) is no null MX but an invalid MX entry: the row
+ *   mx-null-invalid; a domain whose only MX records are such entries receives no mail (senders
+ *   find no address for "."), without the no-mail row, which is about a domain with no MX at all.
  * - DNSSEC: whether the resolver validated the answer about the domain's MX (the AD flag).
  * - MTA-STS (RFC 8461): the `_mta-sts` TXT record and https://mta-sts.<domain>/.well-known/mta-sts.txt
- *   (version, mode, mx lines, max_age; served as text/plain, no redirect, a valid certificate),
- *   and whether its mx lines cover the MX hosts. TLS-RPT (RFC 8460): `_smtp._tls.<domain>`.
+ *   (version, mode, mx lines, max_age; served as text/plain, no redirect, a valid certificate, at
+ *   most 64 KiB: a longer file is invalid, problem 'too-large'), and whether its mx lines cover
+ *   the MX hosts. TLS-RPT (RFC 8460): `_smtp._tls.<domain>`.
  * - SPF (RFC 7208) and DMARC (RFC 7489), see spf.ts and dmarc.ts.
  * Not in scope: connecting to the MX hosts on port 25 (STARTTLS, certificates, DANE), DKIM, BIMI.
+ * Every DNS question first checks the plugin's signal: once its time is up nothing more is asked.
  *
  * Rating: upstream's family A (sub-ratings.ts): every check that fires adds a sub-rating with a
  * value for overall, integrity & security and standards; each is the plain mean of the values
@@ -32,9 +39,11 @@
  *   TLS-RPT) do not apply to such a domain; SPF and DMARC still do (they stop others sending in
  *   its name) · dnssec 5/5/5, dnssec-missing 1/1/1 (no row when the resolver could not tell) ·
  *   mta-sts-record-invalid 1/1/1 · mta-sts-mx-mismatch 2/1/1 · tls-rpt 5/5/5, tls-rpt-missing 3/3/–,
- *   tls-rpt-invalid 2/2/1, only for a domain with an MTA-STS record (the reports are about MTA-STS)
+ *   tls-rpt-invalid 2/2/1, only for a domain that publishes an `_mta-sts` TXT record, valid or not
+ *   (the reports are about MTA-STS; one who set out to publish it is the one to learn it fails)
  *   · spf-multiple-records 1/1/1 · spf-include-invalid 1/–/1 · spf-too-many-void-lookups 1/–/1 ·
- *   spf-no-all 3/2/5 (as ?all: no all ends neutral, RFC 7208 section 4.7) ·
+ *   spf-no-all 3/2/5 (as ?all: no all ends neutral, RFC 7208 section 4.7; not rated when the walk
+ *   stopped at a limit first, for then every evaluation that gets that far ends in permerror) ·
  *   dmarc-multiple-records 1/1/1 · DMARC errors and warnings upstream lacks (see dmarc.ts).
  * Each sub-rating is one finding per category it sets: 5 resolved, 3 up to 5 a warning, below 3 an error.
  *
@@ -46,14 +55,34 @@
  *   any mechanism (upstream calls ?include non-standard); several spaces between terms are
  *   allowed by the ABNF (upstream rates them 1.5: we only note them in data); only the domain's
  *   own all (or its redirect target's) is rated (upstream rates every all of every include).
+ *   Macros: a digit transformer of 0 (%{d0}) is invalid (section 7.3), and c, r and t are taken in
+ *   exp= only (section 7.2). The walk stops asking DNS as an evaluation stops (section 4.6.4):
+ *   past 10 lookup terms the rest are counted without asking (includes and redirects after that
+ *   are not followed, so data.spf.dns_lookups is then a lower bound), and after the third void
+ *   lookup nothing more is asked either (the rest still counted as lookups); data.spf.stopped says
+ *   which limit ended it. Upstream asks every term.
  * - SPF with more than 10 lookups also rates performance 4.0 upstream: type 24 rates no
  *   pagespeed category here (infosec and webstandard only), so that value is left out.
  * - DMARC: adkim is parsed (upstream never matches its "adkim:" key), fo and rf are colon lists,
- *   pct outside 0..100 is an error, tag values are case-insensitive, sp texts are not swapped;
- *   a subdomain without a record of its own is covered by its parents' (the organisational domain
- *   of RFC 7489 section 6.6.3, looked for up to the last two labels as we have no suffix list).
+ *   pct outside 0..100 is an error, tag values are case-insensitive, sp texts are not swapped.
+ *   A domain without a record of its own is covered by its organisational domain's (RFC 7489
+ *   section 6.6.3): `_dmarc.<domain>` is asked, then `_dmarc.<organisational domain>` only, never
+ *   the names between; the organisational domain is siteOf (core/gather/site.ts: the public
+ *   suffix list through tldts, its private section included, so user.github.io is its own
+ *   organisational domain and is never covered by a record of github.io). For
+ *   a record found at the organisational domain the policy in force is sp, else p (section 6.3):
+ *   dmarc-policy-<policy> rates that one, data.dmarc.policy_tag says which tag it came from, and
+ *   no dmarc-subpolicy row is added (the sp tag is then the policy itself). Of the report URIs,
+ *   the first 2 of rua and the first 2 of ruf (REPORT_URIS_CHECKED; section 6.2 lets a receiver
+ *   send to no more) are checked for the third party's consent (section 7.1), the rest are not
+ *   (data.dmarc.report_uris_not_checked).
  * - MTA-STS: unknown fields are ignored and LF line ends accepted (RFC 8461 section 3.2), a
- *   redirect, another type than text/plain or an invalid certificate make the policy invalid.
+ *   redirect, another type than text/plain, an invalid certificate or a file over 64 KiB make
+ *   the policy invalid. A policy file without an `_mta-sts` TXT record is not in use (senders
+ *   fetch the file only after finding the record, sections 3.1 and 5.1): rated as a domain without
+ *   MTA-STS is, mta-sts-policy-missing 1/1/1 with a text saying so and data.mta_sts.policy.in_use
+ *   false (upstream rates the file 5/5/5 all the same); when the TXT lookup fails the file is
+ *   rated as upstream does.
  * - MX redundancy counts distinct addresses (upstream counts an address twice when two MX names
  *   share it).
  * - GDPR rows (the country of each MX and SPF address) are left out: they need GeoIP data we do
@@ -65,15 +94,16 @@
  * Not rated (NOT_RATED) when the site's host is no domain, or the MX lookup of the domain fails.
  */
 import net from 'node:net';
+import { siteOf, withoutWww } from '../../core/gather/site.js';
+import { probeBody } from '../../core/net/probes.js';
 import { definePlugin, NOT_RATED, type DnsAnswer, type DnsRecordType, type Finding, type PluginResult, type Probes } from '../../core/plugin-api.js';
-import { isDmarcRecord, lastTwoLabels, mailtoDomain, parseDmarc, type DmarcIssue } from './dmarc.js';
+import { isDmarcRecord, mailtoDomain, parseDmarc, type DmarcIssue } from './dmarc.js';
 import { meta } from './meta.js';
 import { isMtaStsRecord, mxMatches, parseMtaStsPolicy, parseMtaStsRecord } from './mta-sts.js';
 import { checkSpf } from './spf.js';
 import { STRINGS } from './strings.js';
 import { findingsOf, rate, rowsData, type SubRating } from './sub-ratings.js';
 import { isTlsRptRecord, parseTlsRpt } from './tls-rpt.js';
-import { withoutWww } from '../../core/gather/site.js';
 
 /** The domain whose e-mail is judged: the host asked for, without a leading "www.". */
 export function mailDomain(url: string): string {
@@ -82,6 +112,12 @@ export function mailDomain(url: string): string {
 
 /** Policy bodies over 64 KiB are to be ignored (RFC 8461 section 3.3). */
 const POLICY_MAX_BYTES = 64 * 1024;
+/** The MX hosts, by priority, whose addresses are asked. */
+export const MX_HOSTS_ASKED = 10;
+/** The report URIs of each of rua and ruf checked for consent (RFC 7489 section 6.2: a receiver may send to two only). */
+export const REPORT_URIS_CHECKED = 2;
+
+type Ask = (name: string, type: DnsRecordType) => Promise<DnsAnswer>;
 
 function notRated(summary: PluginResult['summary'], data: Record<string, unknown>): PluginResult {
   return { rating: NOT_RATED, ratings: {}, findings: [], summary, data };
@@ -92,7 +128,10 @@ export default definePlugin({
   async run(artifacts, { probes, signal }) {
     const domain = mailDomain(artifacts.requestedUrl);
     if (net.isIP(domain) !== 0 || !domain.includes('.')) return notRated(STRINGS.noDomain(domain), { domain, error: 'not a domain' });
-    const ask = (name: string, type: DnsRecordType) => probes.dns(name, type);
+    const ask: Ask = async (name, type) => {
+      signal.throwIfAborted();
+      return probes.dns(name, type);
+    };
     const rows: SubRating[] = [];
     const notes: Finding[] = [];
     const failed: string[] = [];
@@ -103,11 +142,12 @@ export default definePlugin({
     if (mx.status === 'error') return notRated(STRINGS.dnsFailed(domain, mx.error ?? 'error'), { domain, error: mx.error ?? 'MX lookup failed' });
     signal.throwIfAborted();
     const entries = mx.mx ?? [];
-    const nullEntries = entries.filter((e) => e.exchange === '.');
+    const nullMx = entries.length === 1 && entries[0]!.exchange === '.' && entries[0]!.priority === 0;
+    const strayDot = !nullMx && entries.some((e) => e.exchange === '.');
     const exchanges = entries.filter((e) => e.exchange !== '.');
-    let mail: 'yes' | 'null-mx' | 'no' = exchanges.length > 0 ? 'yes' : nullEntries.length > 0 ? 'null-mx' : 'no';
+    let mail: 'yes' | 'null-mx' | 'no' = nullMx ? 'null-mx' : exchanges.length > 0 ? 'yes' : 'no';
     let implicit = false;
-    if (mail === 'no') {
+    if (entries.length === 0) {
       const own = await Promise.all([ask(domain, 'A'), ask(domain, 'AAAA')]);
       for (const a of own) if (a.status === 'error') failure(a);
       if (own.some((a) => a.records.length > 0) || own.every((a) => a.status === 'error')) {
@@ -115,7 +155,9 @@ export default definePlugin({
         implicit = true;
       }
     }
-    const hosts = await Promise.all(exchanges.map(async (e) => {
+    // Senders try the MX hosts in order of priority (RFC 5321 section 5.1): the first ones are asked.
+    const asked = [...exchanges].sort((a, b) => a.priority - b.priority).slice(0, MX_HOSTS_ASKED);
+    const hosts = await Promise.all(asked.map(async (e) => {
       const [a, aaaa] = await Promise.all([ask(e.exchange, 'A'), ask(e.exchange, 'AAAA')]);
       for (const x of [a, aaaa]) if (x.status === 'error') failure(x);
       return { exchange: e.exchange, priority: e.priority, ipv4: a.records, ipv6: aaaa.records };
@@ -124,10 +166,8 @@ export default definePlugin({
     const ipv4 = [...new Set(hosts.flatMap((h) => h.ipv4))];
     const ipv6 = [...new Set(hosts.flatMap((h) => h.ipv6))];
     if (mail === 'null-mx') rows.push({ rule: 'mx-null', overall: 5, webstandard: 5, text: STRINGS.mxNull });
-    if (nullEntries.length > 0 && (exchanges.length > 0 || nullEntries.length > 1 || nullEntries.some((e) => e.priority !== 0))) {
-      rows.push({ rule: 'mx-null-invalid', overall: 1, webstandard: 1, text: STRINGS.mxNullInvalid });
-    }
-    if (mail === 'no') rows.push({ rule: 'no-mail', overall: 3, webstandard: 3, text: STRINGS.noMail });
+    if (strayDot) rows.push({ rule: 'mx-null-invalid', overall: 1, webstandard: 1, text: STRINGS.mxNullInvalid });
+    if (mail === 'no' && entries.length === 0) rows.push({ rule: 'no-mail', overall: 3, webstandard: 3, text: STRINGS.noMail });
     if (mail === 'yes') {
       for (const [family, addresses] of [[4, ipv4], [6, ipv6]] as const) {
         if (addresses.length >= 2) rows.push({ rule: `mx-ipv${family}-redundant`, overall: 5, infosec: 5, webstandard: 5, text: STRINGS.mxRedundant(family, addresses.length) });
@@ -146,7 +186,7 @@ export default definePlugin({
     else notes.push({ rule: 'dnssec-unknown', category: 'infosec', severity: 'info', text: STRINGS.dnssecUnknown });
 
     // MTA-STS and TLS-RPT: how mail to the domain is protected on the way.
-    const [mtaSts, tlsRpt] = mail === 'yes' ? await checkMtaSts(domain, probes, exchanges.map((e) => e.exchange), rows, failure) : [null, null];
+    const [mtaSts, tlsRpt] = mail === 'yes' ? await checkMtaSts(domain, ask, probes, exchanges.map((e) => e.exchange), rows, failure) : [null, null];
     signal.throwIfAborted();
 
     // SPF: who may send in the domain's name.
@@ -176,7 +216,7 @@ export default definePlugin({
         '+': { rule: 'spf-pass-all', overall: 2, infosec: 1, webstandard: 2.5 },
       } as const;
       if (spf.all) rows.push({ ...ALL_ROWS[spf.all], text: STRINGS.spfAll(spf.all) });
-      else rows.push({ rule: 'spf-no-all', overall: 3, infosec: 2, webstandard: 5, text: STRINGS.spfNoAll });
+      else if (spf.stopped === null) rows.push({ rule: 'spf-no-all', overall: 3, infosec: 2, webstandard: 5, text: STRINGS.spfNoAll });
       for (const name of spf.lookup_failures) failed.push(name);
     }
 
@@ -188,7 +228,7 @@ export default definePlugin({
     const data = {
       domain,
       receives_mail: mail,
-      mx: { records: entries, implicit, hosts, ipv4_addresses: ipv4, ipv6_addresses: ipv6 },
+      mx: { records: entries, implicit, hosts, hosts_asked_max: MX_HOSTS_ASKED, hosts_not_asked: exchanges.length - asked.length, ipv4_addresses: ipv4, ipv6_addresses: ipv6 },
       dnssec: { authenticated },
       mta_sts: mtaSts,
       tls_rpt: tlsRpt,
@@ -202,7 +242,7 @@ export default definePlugin({
       mail,
       mxHosts: exchanges.length,
       spf: spf.status === 'found' ? (spf.all ? `${spf.all}all` : 'v=spf1') : spf.status === 'multiple' ? 'permerror' : spf.status === 'error' ? '?' : '',
-      dmarc: dmarc.status === 'found' ? (dmarc.p ? `p=${dmarc.p}` : 'v=DMARC1') : dmarc.status === 'multiple' ? 'permerror' : dmarc.status === 'error' ? '?' : '',
+      dmarc: dmarc.status === 'found' ? (dmarc.policy ? `${dmarc.policy_tag}=${dmarc.policy}` : 'v=DMARC1') : dmarc.status === 'multiple' ? 'permerror' : dmarc.status === 'error' ? '?' : '',
       mtaSts: mtaSts?.policy.valid ? mtaSts.policy.mode ?? '' : mtaSts?.record.valid ? 'v=STSv1' : '',
     });
     if (rows.length === 0) return notRated(summary, data);
@@ -210,12 +250,12 @@ export default definePlugin({
   },
 });
 
-async function checkMtaSts(domain: string, probes: Probes, mxHosts: readonly string[], rows: SubRating[], failure: (a: DnsAnswer) => void) {
+async function checkMtaSts(domain: string, ask: Ask, probes: Probes, mxHosts: readonly string[], rows: SubRating[], failure: (a: DnsAnswer) => void) {
   const url = `https://mta-sts.${domain}/.well-known/mta-sts.txt`;
   const [txt, res, rpt] = await Promise.all([
-    probes.dns(`_mta-sts.${domain}`, 'TXT'),
+    ask(`_mta-sts.${domain}`, 'TXT'),
     probes.fetch(url, { followRedirects: false, maxBytes: POLICY_MAX_BYTES }),
-    probes.dns(`_smtp._tls.${domain}`, 'TXT'),
+    ask(`_smtp._tls.${domain}`, 'TXT'),
   ]);
 
   // The TXT record.
@@ -234,11 +274,12 @@ async function checkMtaSts(domain: string, probes: Probes, mxHosts: readonly str
   else if (recordProblems.length) rows.push({ rule: 'mta-sts-record-invalid', overall: 1, infosec: 1, webstandard: 1, text: STRINGS.mtaStsRecordInvalid(recordProblems) });
   else rows.push({ rule: 'mta-sts-record', overall: 5, infosec: 5, webstandard: 5, text: STRINGS.mtaStsRecord });
 
-  // The policy file.
+  // The policy file: in use only beside a TXT record (senders fetch it after finding one).
   const policy = {
     url,
     status: res.status,
     content_type: res.headers['content-type'] ?? null,
+    in_use: txt.status === 'error' || records.length > 0,
     found: false,
     valid: false,
     version: null as string | null,
@@ -250,11 +291,17 @@ async function checkMtaSts(domain: string, probes: Probes, mxHosts: readonly str
     problems: [] as string[],
     error: res.error ?? null,
   };
-  if (res.status >= 300 && res.status < 400) {
+  const served = res.status === 200 && res.body.includes('STSv1');
+  // The probe reads no more than POLICY_MAX_BYTES; an answer made elsewhere (a test's) is whole.
+  const tooLarge = res.status === 200 && (probeBody(res)?.truncated ?? Buffer.byteLength(res.body) > POLICY_MAX_BYTES);
+  if (!policy.in_use) {
+    policy.found = served;
+    rows.push({ rule: 'mta-sts-policy-missing', overall: 1, infosec: 1, webstandard: 1, text: served ? STRINGS.mtaStsPolicyUnused(url) : STRINGS.mtaStsPolicyMissing(url, res.status) });
+  } else if ((res.status >= 300 && res.status < 400) || tooLarge) {
     policy.found = true;
-    policy.problems.push('redirect');
+    policy.problems.push(tooLarge ? 'too-large' : 'redirect');
     rows.push({ rule: 'mta-sts-policy-invalid', overall: 2, infosec: 1, webstandard: 1, text: STRINGS.mtaStsPolicyInvalid(policy.problems) });
-  } else if (res.status !== 200 || !res.body.includes('STSv1')) {
+  } else if (!served) {
     rows.push({ rule: 'mta-sts-policy-missing', overall: 1, infosec: 1, webstandard: 1, text: STRINGS.mtaStsPolicyMissing(url, res.status) });
   } else {
     policy.found = true;
@@ -279,7 +326,7 @@ async function checkMtaSts(domain: string, probes: Probes, mxHosts: readonly str
     }
   }
 
-  // TLS-RPT: where senders report failed TLS; rated for a domain that publishes MTA-STS.
+  // TLS-RPT: where senders report failed TLS; rated for a domain that publishes an MTA-STS record, valid or not.
   const rptRecords = rpt.records.filter(isTlsRptRecord);
   const parsedRpt = rptRecords.length === 1 ? parseTlsRpt(rptRecords[0]!) : null;
   const rptProblems = rptRecords.length > 1 ? ['multiple'] : parsedRpt?.problems ?? [];
@@ -290,7 +337,7 @@ async function checkMtaSts(domain: string, probes: Probes, mxHosts: readonly str
     problems: rptProblems,
   };
   if (rpt.status === 'error') failure(rpt);
-  else if (record.valid) {
+  else if (records.length > 0) {
     if (rptRecords.length === 0) rows.push({ rule: 'tls-rpt-missing', overall: 3, infosec: 3, text: STRINGS.tlsRptMissing });
     else if (rptProblems.length) rows.push({ rule: 'tls-rpt-invalid', overall: 2, infosec: 2, webstandard: 1, text: STRINGS.tlsRptInvalid(rptProblems) });
     else rows.push({ rule: 'tls-rpt', overall: 5, infosec: 5, webstandard: 5, text: STRINGS.tlsRpt });
@@ -298,14 +345,13 @@ async function checkMtaSts(domain: string, probes: Probes, mxHosts: readonly str
   return [{ record, policy }, tlsRpt] as const;
 }
 
-async function checkDmarc(domain: string, ask: (name: string, type: DnsRecordType) => Promise<DnsAnswer>, rows: SubRating[], failure: (a: DnsAnswer) => void) {
-  // The domain's own record, else its parents' (the organisational domain's), up to two labels.
-  const labels = domain.split('.');
+async function checkDmarc(domain: string, ask: Ask, rows: SubRating[], failure: (a: DnsAnswer) => void) {
+  // The domain's own record, else its organisational domain's (RFC 7489 section 6.6.3), nothing between.
+  const organisational = siteOf(domain);
   let foundAt: string | null = null;
   let records: string[] = [];
   let status: 'found' | 'missing' | 'multiple' | 'error' = 'missing';
-  for (let i = 0; i <= labels.length - 2; i++) {
-    const candidate = labels.slice(i).join('.');
+  for (const candidate of organisational === domain ? [domain] : [domain, organisational]) {
     const answer = await ask(`_dmarc.${candidate}`, 'TXT');
     if (answer.status === 'error') {
       failure(answer);
@@ -319,7 +365,15 @@ async function checkDmarc(domain: string, ask: (name: string, type: DnsRecordTyp
       break;
     }
   }
-  const base = { status, found_at: foundAt, records, p: null as string | null };
+  const base = {
+    status,
+    found_at: foundAt,
+    organisational_domain: organisational,
+    records,
+    p: null as string | null,
+    policy: null as string | null,
+    policy_tag: null as 'p' | 'sp' | null,
+  };
   if (status === 'error') return base;
   if (status === 'missing') {
     rows.push({ rule: 'dmarc-missing', overall: 1, infosec: 1, webstandard: 1, text: STRINGS.dmarcMissing });
@@ -331,8 +385,10 @@ async function checkDmarc(domain: string, ask: (name: string, type: DnsRecordTyp
   }
   const parsed = parseDmarc(records[0]!);
   const warnings: DmarcIssue[] = [...parsed.warnings];
-  // Reports to another organisation's address are sent only when it agrees (RFC 7489 section 7.1).
-  const external = [...new Set([...parsed.rua, ...parsed.ruf].map(mailtoDomain).filter((d): d is string => d !== null && lastTwoLabels(d) !== lastTwoLabels(foundAt!)))];
+  // Reports to another organisation's address are sent only when it agrees (RFC 7489 section 7.1);
+  // a receiver may send to the first two URIs of each tag only (section 6.2), so those are checked.
+  const checked = [...parsed.rua.slice(0, REPORT_URIS_CHECKED), ...parsed.ruf.slice(0, REPORT_URIS_CHECKED)];
+  const external = [...new Set(checked.map(mailtoDomain).filter((d): d is string => d !== null && siteOf(d) !== siteOf(foundAt!)))];
   const verifications = await Promise.all(external.map(async (dest) => {
     const name = `${foundAt}._report._dmarc.${dest}`;
     const answer = await ask(name, 'TXT');
@@ -347,10 +403,17 @@ async function checkDmarc(domain: string, ask: (name: string, type: DnsRecordTyp
     quarantine: { overall: 4, infosec: 4, webstandard: 5 },
     none: { overall: 3, infosec: 1, webstandard: 5 },
   } as const;
-  if (parsed.p) rows.push({ rule: `dmarc-policy-${parsed.p}`, ...POLICY_ROWS[parsed.p], text: STRINGS.dmarcPolicy(parsed.p) });
+  // For a domain covered by its organisational domain's record, sp is the policy in force, else p (section 6.3).
+  const inherited = foundAt !== domain;
+  const policyTag = inherited && parsed.sp ? 'sp' : 'p';
+  const policy = policyTag === 'sp' ? parsed.sp : parsed.p;
+  if (policy && policyTag === 'sp') rows.push({ rule: `dmarc-policy-${policy}`, ...POLICY_ROWS[policy], text: STRINGS.dmarcPolicyOfSubdomains(policy, foundAt!, domain) });
+  else if (policy) rows.push({ rule: `dmarc-policy-${policy}`, ...POLICY_ROWS[policy], text: STRINGS.dmarcPolicy(policy) });
   else rows.push({ rule: 'dmarc-policy-missing', overall: 1, infosec: 1, webstandard: 1, text: STRINGS.dmarcPolicyMissing });
-  if (parsed.sp && parsed.p && parsed.sp === parsed.p) rows.push({ rule: 'dmarc-subpolicy-redundant', overall: 3, webstandard: 3, text: STRINGS.dmarcSubpolicyRedundant });
-  else if (parsed.sp) rows.push({ rule: `dmarc-subpolicy-${parsed.sp}`, ...POLICY_ROWS[parsed.sp], text: STRINGS.dmarcSubpolicy(parsed.sp) });
+  if (!inherited) {
+    if (parsed.sp && parsed.p && parsed.sp === parsed.p) rows.push({ rule: 'dmarc-subpolicy-redundant', overall: 3, webstandard: 3, text: STRINGS.dmarcSubpolicyRedundant });
+    else if (parsed.sp) rows.push({ rule: `dmarc-subpolicy-${parsed.sp}`, ...POLICY_ROWS[parsed.sp], text: STRINGS.dmarcSubpolicy(parsed.sp) });
+  }
   if (parsed.pct !== null) {
     if (parsed.pct < 100) rows.push({ rule: 'dmarc-pct-below-100', overall: 3, infosec: 1, webstandard: 5, text: STRINGS.dmarcPctBelow100(parsed.pct) });
     else rows.push({ rule: 'dmarc-pct', overall: 5, infosec: 5, webstandard: 5, text: STRINGS.dmarcPct });
@@ -364,6 +427,8 @@ async function checkDmarc(domain: string, ask: (name: string, type: DnsRecordTyp
     record: records[0]!,
     p: parsed.p,
     sp: parsed.sp,
+    policy,
+    policy_tag: policy ? policyTag : null,
     adkim: parsed.adkim,
     aspf: parsed.aspf,
     pct: parsed.pct,
@@ -374,6 +439,8 @@ async function checkDmarc(domain: string, ask: (name: string, type: DnsRecordTyp
     ruf: parsed.ruf,
     unknown_tags: parsed.unknown,
     rua_verification: verifications,
+    report_uris_checked_per_tag: REPORT_URIS_CHECKED,
+    report_uris_not_checked: parsed.rua.length + parsed.ruf.length - checked.length,
     errors: parsed.errors.map((e) => e.rule),
     warnings: warnings.map((w) => w.rule),
   };

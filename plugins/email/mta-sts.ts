@@ -2,8 +2,10 @@
  * MTA-STS (RFC 8461): the `_mta-sts` TXT record (section 3.1), the policy file (section 3.2) and
  * whether the policy's mx patterns cover the domain's MX hosts (section 4.1). Unknown fields are
  * ignored, as the RFC says (upstream calls a policy with one invalid); of a field other than mx
- * written twice the first counts.
+ * written twice the first counts. Lines and fields are split and trimmed by hand (syntax.ts), not
+ * by patterns that backtrack on long runs of spaces.
  */
+import { trimWsp } from './syntax.js';
 
 /** A TXT record is an MTA-STS record when it begins with "v=STSv1" and a field separator (section 3.1). */
 export function isMtaStsRecord(txt: string): boolean {
@@ -21,7 +23,7 @@ export interface ParsedMtaStsRecord {
 /** Parses an MTA-STS TXT record (one that isMtaStsRecord accepts). */
 export function parseMtaStsRecord(txt: string): ParsedMtaStsRecord {
   const out: ParsedMtaStsRecord = { valid: false, id: null, extensions: [], problems: [] };
-  const fields = txt.split(';').map((f) => f.replace(/^[ \t]+|[ \t]+$/g, ''));
+  const fields = txt.split(';').map(trimWsp);
   if (fields.length > 1 && fields[fields.length - 1] === '') fields.pop();
   for (const field of fields.slice(1)) {
     const m = /^([A-Za-z0-9][A-Za-z0-9_.-]{0,31})=([\x21-\x3a\x3c\x3e-\x7e]+)$/.exec(field);
@@ -50,7 +52,9 @@ export type MtaStsPolicyProblem =
   | 'max-age-missing'
   | 'max-age-invalid'
   | 'mx-missing'
-  | 'mx-invalid';
+  | 'mx-invalid'
+  /** The file is longer than 64 KiB (set by the plugin, which reads no more of it). */
+  | 'too-large';
 
 export interface ParsedMtaStsPolicy {
   valid: boolean;
@@ -64,6 +68,15 @@ export interface ParsedMtaStsPolicy {
   problems: MtaStsPolicyProblem[];
 }
 
+const FIELD_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
+const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+/** An mx line's value: a host name of two labels or more, "*." before it allowed, a final dot too. */
+function isMxPattern(value: string): boolean {
+  const labels = value.replace(/^\*\./, '').replace(/\.$/, '').split('.');
+  return labels.length >= 2 && labels.every((l) => LABEL.test(l));
+}
+
 /** The longest max_age (section 3.2): a year. */
 export const MAX_AGE_LIMIT = 31_557_600;
 
@@ -74,12 +87,14 @@ export function parseMtaStsPolicy(text: string): ParsedMtaStsPolicy {
   let maxAge: string | null = null;
   for (const line of text.split(/\r?\n/)) {
     if (line.trim() === '') continue;
-    const m = /^([A-Za-z0-9][A-Za-z0-9_.-]{0,31}):[ \t]*(.*?)[ \t]*$/.exec(line);
-    if (!m) {
+    // key ":" *WSP value *WSP; a line ending other than LF or CRLF is no part of a value.
+    const colon = line.indexOf(':');
+    const key = line.slice(0, Math.max(colon, 0));
+    if (colon < 0 || !FIELD_NAME.test(key) || /[\r\u2028\u2029]/.test(line)) {
       problem('line-invalid');
       continue;
     }
-    const [, key, value] = m as unknown as [string, string, string];
+    const value = trimWsp(line.slice(colon + 1));
     switch (key) {
       case 'version':
         out.version ??= value;
@@ -91,7 +106,7 @@ export function parseMtaStsPolicy(text: string): ParsedMtaStsPolicy {
         maxAge ??= value;
         break;
       case 'mx':
-        if (/^(\*\.)?([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?$/.test(value)) out.mx.push(value.toLowerCase().replace(/\.$/, ''));
+        if (isMxPattern(value)) out.mx.push(value.toLowerCase().replace(/\.$/, ''));
         else problem('mx-invalid');
         break;
       default:

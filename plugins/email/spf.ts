@@ -3,7 +3,8 @@
  * found by walking it and every record it names (include, redirect) through the dns probe, without
  * a sender address: the DNS lookups of section 4.6.4 (include, a, mx, ptr, exists and redirect
  * count; more than 10 is a permerror), the void lookups (more than 2 is a permerror), an mx with
- * more than 10 exchangers, ptr, and the `all` that ends the evaluation.
+ * more than 10 exchangers, ptr, and the `all` that ends the evaluation. Past either limit nothing
+ * more is asked (checkSpf): at most 10 lookup terms reach DNS, whatever the records hold.
  */
 import net from 'node:net';
 import type { DnsAnswer, DnsRecordType } from '../../core/plugin-api.js';
@@ -53,13 +54,29 @@ export function isSpfRecord(txt: string): boolean {
 const MACRO = /%\{([slodiphcrtv])(\d*)(r?)([.\-+,/_=]*)\}|%%|%_|%-/gi;
 const TOPLABEL = /^(?=.*[a-z])[a-z0-9]+(?:-+[a-z0-9]+)*$|^[a-z0-9]+-[a-z0-9-]*[a-z0-9]$/i;
 
-/** A domain-spec (section 7.1): a macro-string ending in a top label or a macro. */
-export function isDomainSpec(spec: string): boolean {
+/**
+ * Whether every % of a macro-string opens a macro-expand (section 7.1) that may stand there: a
+ * digit transformer is non-zero (7.3), and c, r and t are exp text only (7.2), so they are taken
+ * in an exp= modifier (`exp`) and nowhere else. `endsInMacro`: the string ends in a macro-expand.
+ */
+function scanMacros(text: string, exp: boolean): { valid: boolean; endsInMacro: boolean } {
+  let valid = true;
+  let endsInMacro = false;
+  const literal = text.replace(MACRO, (whole: string, letter: string | undefined, digits: string | undefined, _r: string, _d: string, offset: number) => {
+    if (letter && !exp && /[crt]/i.test(letter)) valid = false;
+    if (digits && Number(digits) === 0) valid = false;
+    if (offset + whole.length === text.length) endsInMacro = true;
+    return '';
+  });
+  return { valid: valid && !literal.includes('%'), endsInMacro };
+}
+
+/** A domain-spec (section 7.1): a macro-string ending in a top label or a macro; `exp`: an exp= modifier's value. */
+export function isDomainSpec(spec: string, options: { exp?: boolean } = {}): boolean {
   if (spec === '' || /[^\x21-\x7e]/.test(spec)) return false;
-  // Every % must open a macro.
-  const literal = spec.replace(MACRO, '');
-  if (literal.includes('%')) return false;
-  if (/(%\{[^}]*\}|%%|%_|%-)$/.test(spec)) return /%\{[^}]*\}$/.test(spec) ? new RegExp(`${MACRO.source}$`, 'i').test(spec) : true;
+  const macros = scanMacros(spec, options.exp ?? false);
+  if (!macros.valid) return false;
+  if (macros.endsInMacro) return true;
   const labels = spec.replace(/\.$/, '').split('.');
   if (labels.length < 2) return false;
   return TOPLABEL.test(labels[labels.length - 1]!);
@@ -157,10 +174,10 @@ export function parseSpf(record: string): ParsedSpf {
       const value = modifier[2]!;
       out.modifiers.push({ term, name, value });
       if (name === 'redirect' || name === 'exp') {
-        if (!isDomainSpec(value)) out.problems.push({ term, reason: 'syntax' });
+        if (!isDomainSpec(value, { exp: name === 'exp' })) out.problems.push({ term, reason: 'syntax' });
         else if (out[name] !== null) out.problems.push({ term, reason: 'duplicate-modifier' });
         else out[name] = value;
-      } else if (/[^\x21-\x7e]/.test(value) || value.replace(MACRO, '').includes('%')) {
+      } else if (/[^\x21-\x7e]/.test(value) || !scanMacros(value, false).valid) {
         out.problems.push({ term, reason: 'syntax' });
       }
       continue;
@@ -208,6 +225,11 @@ export interface SpfCheck {
   dns_lookups: number;
   /** Lookups that would find nothing (NXDOMAIN or no record): more than 2 is a permerror. */
   void_lookups: number;
+  /**
+   * The limit at which an evaluation ends in permerror, when one is passed: the terms after it
+   * were counted without asking DNS, includes and redirects after it not followed.
+   */
+  stopped: 'dns-lookup-limit' | 'void-lookup-limit' | null;
   ptr: boolean;
   /** Domains whose records the evaluation reads (include and redirect targets), in order. */
   followed: string[];
@@ -222,6 +244,12 @@ export interface SpfCheck {
   error?: string;
 }
 
+/** Lookup terms past this many end an evaluation in permerror (section 4.6.4). */
+export const SPF_LOOKUP_LIMIT = 10;
+/** Void lookups past this many end an evaluation in permerror (section 4.6.4). */
+export const SPF_VOID_LIMIT = 2;
+
+/** What a followed record (include or redirect target, with all it names) adds to an evaluation. */
 interface Subtree {
   lookups: number;
   voids: number;
@@ -229,16 +257,20 @@ interface Subtree {
   allFrom: string | null;
 }
 
-const EMPTY: Subtree = { lookups: 0, voids: 0, all: null, allFrom: null };
-/** More distinct records than this are not read: the limit of 10 lookups is long passed by then. */
-const MAX_RECORDS = 40;
+const NO_ALL = { all: null, allFrom: null } as const;
 
 const isVoid = (a: DnsAnswer) => a.status === 'nxdomain' || (a.status === 'ok' && a.records.length === 0);
 
-/** Checks the SPF record of `domain`, given its TXT answer (already asked). */
+/**
+ * Checks the SPF record of `domain`, given its TXT answer (already asked). The walk asks one
+ * question after another, in evaluation order; once the lookup terms pass 10, or the void lookups
+ * pass 2, an evaluation has ended in permerror: the terms after are counted without asking DNS
+ * (an include or redirect then is not followed, so dns_lookups is at least what it says), and no
+ * more voids are found. It stops when `ask` rejects (the plugin's does once its signal aborts).
+ */
 export async function checkSpf(domain: string, txt: DnsAnswer, ask: DnsAsk): Promise<SpfCheck> {
   const out: SpfCheck = {
-    status: 'missing', record: null, records: [], all: null, all_from: null, dns_lookups: 0, void_lookups: 0, ptr: false,
+    status: 'missing', record: null, records: [], all: null, all_from: null, dns_lookups: 0, void_lookups: 0, stopped: null, ptr: false,
     followed: [], problems: [], unexpanded: [], lookup_failures: [], ip4: [], ip6: [], multiple_spaces: false,
   };
   if (txt.status === 'error') return { ...out, status: 'error', error: txt.error ?? 'lookup failed' };
@@ -251,117 +283,106 @@ export async function checkSpf(domain: string, txt: DnsAnswer, ask: DnsAsk): Pro
   const problem = (p: SpfProblem) => {
     if (!out.problems.some((q) => q.domain === p.domain && q.term === p.term && q.reason === p.reason)) out.problems.push(p);
   };
-  const walked = new Map<string, Promise<Subtree>>();
+  // Counted over the whole evaluation, in its order: they decide when asking stops.
+  const count = { lookups: 0, voids: 0 };
+  /** Whether the evaluation has ended at a limit (and so nothing more is asked). */
+  const stopped = () => {
+    if (out.stopped === null && count.lookups > SPF_LOOKUP_LIMIT) out.stopped = 'dns-lookup-limit';
+    if (out.stopped === null && count.voids > SPF_VOID_LIMIT) out.stopped = 'void-lookup-limit';
+    return out.stopped !== null;
+  };
+  const walked = new Map<string, Subtree>();
 
-  async function walk(name: string, spf: ParsedSpf, path: readonly string[]): Promise<Subtree> {
+  async function walk(name: string, spf: ParsedSpf, path: readonly string[]): Promise<Pick<Subtree, 'all' | 'allFrom'>> {
     for (const p of spf.problems) problem({ domain: name, ...p });
     if (spf.multipleSpaces) out.multiple_spaces = true;
-    let lookups = 0;
-    let voids = 0;
     for (const m of spf.mechanisms) {
       if (m.mechanism === 'all') break;
+      if (m.mechanism === 'ip4' || m.mechanism === 'ip6') {
+        const network = m.term.replace(/^[+\-~?]?ip[46]:/i, '');
+        if (!out[m.mechanism].includes(network)) out[m.mechanism].push(network);
+        continue;
+      }
+      // include, a, mx, ptr and exists: each a lookup term.
+      count.lookups++;
+      if (m.mechanism === 'ptr') {
+        out.ptr = true;
+        continue;
+      }
       const target = m.target === null ? name : expandDomainSpec(m.target, name);
+      if (target === null) {
+        out.unexpanded.push(m.term);
+        continue;
+      }
+      if (stopped()) continue;
       switch (m.mechanism) {
-        case 'ip4':
-          if (!out.ip4.includes(m.term.replace(/^[+\-~?]?ip4:/i, ''))) out.ip4.push(m.term.replace(/^[+\-~?]?ip4:/i, ''));
+        case 'include':
+          await follow(target, 'include', name, m.term, path);
           break;
-        case 'ip6':
-          if (!out.ip6.includes(m.term.replace(/^[+\-~?]?ip6:/i, ''))) out.ip6.push(m.term.replace(/^[+\-~?]?ip6:/i, ''));
-          break;
-        case 'ptr':
-          lookups++;
-          out.ptr = true;
-          break;
-        case 'include': {
-          lookups++;
-          if (target === null) {
-            out.unexpanded.push(m.term);
-            break;
-          }
-          const sub = await follow(target, 'include', name, m.term, path);
-          lookups += sub.lookups;
-          voids += sub.voids;
-          break;
-        }
         case 'a':
         case 'exists': {
-          lookups++;
-          if (target === null) {
-            out.unexpanded.push(m.term);
-            break;
-          }
           // a: void only when the name has neither family (a sender of either could be asked about).
           const types: DnsRecordType[] = m.mechanism === 'a' ? ['A', 'AAAA'] : ['A'];
           const answers = await Promise.all(types.map((t) => ask(target, t)));
           const failed = answers.find((a) => a.status === 'error');
           if (failed) out.lookup_failures.push(`${target} ${failed.type}`);
-          else if (answers.every(isVoid)) voids++;
+          else if (answers.every(isVoid)) count.voids++;
           break;
         }
         case 'mx': {
-          lookups++;
-          if (target === null) {
-            out.unexpanded.push(m.term);
-            break;
-          }
           const mx = await ask(target, 'MX');
           if (mx.status === 'error') out.lookup_failures.push(`${target} MX`);
-          else if (isVoid(mx)) voids++;
+          else if (isVoid(mx)) count.voids++;
           else if (mx.records.length > 10) problem({ domain: name, term: m.term, reason: 'mx-too-many' });
           break;
         }
       }
     }
-    let all = spf.all;
-    let allFrom = spf.all === null ? null : name;
     // redirect is ignored when the record has an all (section 6.1).
-    if (spf.redirect !== null && spf.all === null) {
-      lookups++;
-      const target = expandDomainSpec(spf.redirect, name);
-      if (target === null) out.unexpanded.push(`redirect=${spf.redirect}`);
-      else {
-        const sub = await follow(target, 'redirect', name, `redirect=${spf.redirect}`, path);
-        lookups += sub.lookups;
-        voids += sub.voids;
-        all = sub.all;
-        allFrom = sub.allFrom;
-      }
-    }
-    return { lookups, voids, all, allFrom };
+    if (spf.redirect === null || spf.all !== null) return { all: spf.all, allFrom: spf.all === null ? null : name };
+    count.lookups++;
+    const target = expandDomainSpec(spf.redirect, name);
+    if (target === null) out.unexpanded.push(`redirect=${spf.redirect}`);
+    else if (!stopped()) return follow(target, 'redirect', name, `redirect=${spf.redirect}`, path);
+    return NO_ALL;
   }
 
-  async function follow(target: string, via: 'include' | 'redirect', from: string, term: string, path: readonly string[]): Promise<Subtree> {
+  /** Reads and walks the record of `target` (its TXT lookup counted by the caller); a record read before is counted again, not asked. */
+  async function follow(target: string, via: 'include' | 'redirect', from: string, term: string, path: readonly string[]): Promise<Pick<Subtree, 'all' | 'allFrom'>> {
     if (path.includes(target)) {
       problem({ domain: from, term, reason: 'loop' });
-      return EMPTY;
+      return NO_ALL;
     }
-    if (!out.followed.includes(target)) {
-      if (out.followed.length >= MAX_RECORDS) return EMPTY;
-      out.followed.push(target);
+    const before = walked.get(target);
+    if (before) {
+      count.lookups += before.lookups;
+      count.voids += before.voids;
+      return before;
     }
-    let hit = walked.get(target);
-    if (!hit) {
-      hit = (async () => {
-        const answer = await ask(target, 'TXT');
-        if (answer.status === 'error') {
-          out.lookup_failures.push(`${target} TXT`);
-          return EMPTY;
-        }
-        const records = answer.records.filter(isSpfRecord);
-        if (records.length !== 1) {
-          problem({ domain: from, term, reason: records.length === 0 ? `${via}-no-record` : `${via}-multiple-records` });
-          return { ...EMPTY, voids: isVoid(answer) ? 1 : 0 };
-        }
-        return walk(target, parseSpf(records[0]!), [...path, target]);
-      })();
-      walked.set(target, hit);
-    }
-    return hit;
+    if (!out.followed.includes(target)) out.followed.push(target);
+    const start = { ...count };
+    const ends = await (async () => {
+      const answer = await ask(target, 'TXT');
+      if (answer.status === 'error') {
+        out.lookup_failures.push(`${target} TXT`);
+        return NO_ALL;
+      }
+      const records = answer.records.filter(isSpfRecord);
+      if (records.length !== 1) {
+        problem({ domain: from, term, reason: records.length === 0 ? `${via}-no-record` : `${via}-multiple-records` });
+        if (isVoid(answer)) count.voids++;
+        return NO_ALL;
+      }
+      return walk(target, parseSpf(records[0]!), [...path, target]);
+    })();
+    walked.set(target, { ...ends, lookups: count.lookups - start.lookups, voids: count.voids - start.voids });
+    return ends;
   }
 
   const top = await walk(domain, parseSpf(out.record), [domain]);
-  out.dns_lookups = top.lookups;
-  out.void_lookups = top.voids;
+  stopped();
+  out.dns_lookups = count.lookups;
+  out.void_lookups = count.voids;
   out.all = top.all;
   out.all_from = top.allFrom;
   return out;

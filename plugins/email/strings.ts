@@ -27,6 +27,7 @@ const POLICY_PROBLEMS: Record<string, ReportText> = {
   redirect: t('adressen omdirigerar, vilket RFC 8461 förbjuder', 'the address redirects, which RFC 8461 forbids'),
   'content-type': t('den skickas inte som text/plain', 'it is not served as text/plain'),
   certificate: t('certifikatet för mta-sts-värden är inte giltigt', 'the certificate of the mta-sts host is not valid'),
+  'too-large': t('den är större än 64 KiB, så avsändare bortser från den (RFC 8461 avsnitt 3.3)', 'it is larger than 64 KiB, so senders ignore it (RFC 8461 section 3.3)'),
 };
 
 const RECORD_PROBLEMS: Record<string, ReportText> = {
@@ -129,6 +130,10 @@ export const STRINGS = {
     `MTA-STS TXT hittades inte: ${url} ${status === 0 ? 'svarade inte' : `svarade ${status} utan någon policy`}`,
     `MTA-STS TXT not found: ${url} ${status === 0 ? 'did not answer' : `answered ${status} without a policy`}`,
   ),
+  mtaStsPolicyUnused: (url: string) => t(
+    `MTA-STS TXT (policyfilen mta-sts.txt) används inte: ${url} finns, men MTA-STS DNS-post saknas, så avsändare hämtar den aldrig`,
+    `MTA-STS TXT (the policy file mta-sts.txt) is not in use: ${url} is there, but the MTA-STS DNS record is missing, so senders never fetch it`,
+  ),
   mtaStsNotEnforced: (mode: string) => ({
     infosec: t(`MTA-STS TXT är inte i ett tvingande läge (mode: ${mode})`, `MTA-STS TXT is not enforced using mode (mode: ${mode})`),
     webstandard: t('MTA-STS TXT mode-värdet är korrekt', 'MTA-STS TXT mode value is valid'),
@@ -184,6 +189,10 @@ export const STRINGS = {
     `DMARC DNS record is there ${n} times; then no DMARC applies (RFC 7489 section 6.6.3)`,
   ),
   dmarcPolicy: (p: 'reject' | 'quarantine' | 'none') => POLICY_TEXT[p],
+  dmarcPolicyOfSubdomains: (sp: 'reject' | 'quarantine' | 'none', foundAt: string, domain: string) => t(
+    `DMARC DNS-post hos ${foundAt} använder '${sp}' för underdomäner (sp), vilket gäller ${domain}`,
+    `DMARC DNS record at ${foundAt} is using '${sp}' for subdomains (sp), which applies to ${domain}`,
+  ),
   dmarcPolicyMissing: t('DMARC DNS-post saknar policy', 'DMARC DNS record is missing policy'),
   dmarcSubpolicyRedundant: t('DMARC DNS-postens underpolicy motsvarar policy, underpolicy är överflödig', 'DMARC DNS record subpolicy equals policy, subpolicy is redundant'),
   dmarcSubpolicy: (sp: 'reject' | 'quarantine' | 'none') => SUBPOLICY_TEXT[sp],

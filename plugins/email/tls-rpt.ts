@@ -2,6 +2,7 @@
  * SMTP TLS Reporting (RFC 8460): the `_smtp._tls.<domain>` TXT record (section 3), which tells
  * sending servers where to report failed or refused TLS (MTA-STS, DANE) to the domain.
  */
+import { isMailtoAddress, trimWsp } from './syntax.js';
 
 /** A TXT record is a TLS-RPT record when it begins with "v=TLSRPTv1" and a field separator (section 3). */
 export function isTlsRptRecord(txt: string): boolean {
@@ -19,7 +20,7 @@ export interface ParsedTlsRpt {
 
 /** A tlsrpt-uri: a mailto: with an address or an https: URL. */
 export function isTlsRptUri(uri: string): boolean {
-  if (/^mailto:/i.test(uri)) return /^mailto:[^@\s,;]+@[^@\s,;]+\.[^@\s,;]+$/i.test(uri);
+  if (/^mailto:/i.test(uri)) return isMailtoAddress(uri);
   if (!/^https:\/\//i.test(uri)) return false;
   try {
     return new URL(uri).hostname !== '';
@@ -32,7 +33,7 @@ export function isTlsRptUri(uri: string): boolean {
 export function parseTlsRpt(txt: string): ParsedTlsRpt {
   const out: ParsedTlsRpt = { valid: false, rua: [], extensions: [], problems: [] };
   const problem = (p: ParsedTlsRpt['problems'][number]) => void (out.problems.includes(p) || out.problems.push(p));
-  const fields = txt.split(';').map((f) => f.replace(/^[ \t]+|[ \t]+$/g, ''));
+  const fields = txt.split(';').map(trimWsp);
   if (fields.length > 1 && fields[fields.length - 1] === '') fields.pop();
   let seenRua = false;
   for (const field of fields.slice(1)) {
@@ -44,7 +45,7 @@ export function parseTlsRpt(txt: string): ParsedTlsRpt {
     if (m[1] === 'rua') {
       if (seenRua) continue;
       seenRua = true;
-      const uris = m[2]!.split(',').map((u) => u.replace(/^[ \t]+|[ \t]+$/g, ''));
+      const uris = m[2]!.split(',').map(trimWsp);
       if (uris.some((u) => !isTlsRptUri(u))) problem('rua-invalid');
       out.rua = uris.filter(isTlsRptUri);
     } else if (/^[\x21-\x3a\x3c\x3e-\x7e]+$/.test(m[2]!)) out.extensions.push(m[1]!);

@@ -7,7 +7,8 @@
  */
 import t from 'tap';
 import type { DnsAnswer, DnsRecordType } from '../../core/plugin-api.js';
-import { isDmarcRecord, isDmarcUri, lastTwoLabels, mailtoDomain, parseDmarc } from '../../plugins/email/dmarc.js';
+import { siteOf } from '../../core/gather/site.js';
+import { isDmarcRecord, isDmarcUri, mailtoDomain, parseDmarc } from '../../plugins/email/dmarc.js';
 import { isMtaStsRecord, mxMatches, parseMtaStsPolicy, parseMtaStsRecord } from '../../plugins/email/mta-sts.js';
 import { checkSpf, expandDomainSpec, isDomainSpec, isSpfRecord, parseSpf, type SpfCheck, type SpfMechanism, type SpfQualifier } from '../../plugins/email/spf.js';
 import { isTlsRptRecord, parseTlsRpt } from '../../plugins/email/tls-rpt.js';
@@ -28,8 +29,13 @@ function zoneAsk(zone: Zone) {
 }
 
 async function spfOf(zone: Zone, domain: string): Promise<SpfCheck> {
-  const { ask } = zoneAsk(zone);
-  return checkSpf(domain, await ask(domain, 'TXT'), ask);
+  return (await spfAsking(zone, domain)).spf;
+}
+
+/** The check, and the questions it asked (the domain's own TXT first). */
+async function spfAsking(zone: Zone, domain: string): Promise<{ spf: SpfCheck; asked: string[] }> {
+  const { ask, asked } = zoneAsk(zone);
+  return { spf: await checkSpf(domain, await ask(domain, 'TXT'), ask), asked };
 }
 
 const m = (term: string, qualifier: SpfQualifier, mechanism: SpfMechanism['mechanism'], target: string | null, cidr4: number | null = null, cidr6: number | null = null): SpfMechanism =>
@@ -125,6 +131,28 @@ t.test('SPF: domain-specs and the macros that can be expanded without a message'
   t.equal(expandDomainSpec('%{l1r+}.%{d}', 'example.com'), null, '%{l} needs the sender');
 });
 
+t.test('SPF: a digit transformer is non-zero (section 7.3); c, r and t are exp text only (section 7.2)', async (t) => {
+  t.notOk(isDomainSpec('%{d0}.example.com'), '%{d0}');
+  t.notOk(isDomainSpec('x.%{d0r}'), '%{d0r}');
+  t.ok(isDomainSpec('%{d1}.example.com'), '%{d1}');
+  t.ok(isDomainSpec('%{d10}.example.com'), '%{d10}');
+  for (const letter of ['c', 'r', 't', 'C']) {
+    t.notOk(isDomainSpec(`%{${letter}}.example.com`), `%{${letter}} outside exp`);
+    t.ok(isDomainSpec(`%{${letter}}.example.com`, { exp: true }), `%{${letter}} in exp`);
+  }
+  const outside = parseSpf('v=spf1 exists:%{c}.example.com a:%{d0}.example.com include:%{r}.example.com redirect=%{t}.example.com foo=%{c} -all');
+  t.same(outside.problems, [
+    { term: 'exists:%{c}.example.com', reason: 'syntax' },
+    { term: 'a:%{d0}.example.com', reason: 'syntax' },
+    { term: 'include:%{r}.example.com', reason: 'syntax' },
+    { term: 'redirect=%{t}.example.com', reason: 'syntax' },
+    { term: 'foo=%{c}', reason: 'syntax' },
+  ]);
+  const inExp = parseSpf('v=spf1 -all exp=%{c}.%{r}.%{t}.%{d2}.example.com');
+  t.same([inExp.problems, inExp.exp], [[], '%{c}.%{r}.%{t}.%{d2}.example.com']);
+  t.same(parseSpf('v=spf1 -all exp=%{d0}.example.com').problems, [{ term: 'exp=%{d0}.example.com', reason: 'syntax' }], '%{d0} is invalid in exp too');
+});
+
 // RFC 7208 appendix A's zone, as far as the walk reads it.
 const APPENDIX_A: Zone = {
   'example.com': { MX: ['mail-a.example.com', 'mail-b.example.com'], A: ['192.0.2.10', '192.0.2.11'] },
@@ -135,7 +163,7 @@ const APPENDIX_A: Zone = {
 };
 
 const CHECK = {
-  status: 'found', all: null, all_from: null, dns_lookups: 0, void_lookups: 0, ptr: false, followed: [], problems: [], unexpanded: [],
+  status: 'found', all: null, all_from: null, dns_lookups: 0, void_lookups: 0, stopped: null, ptr: false, followed: [], problems: [], unexpanded: [],
   lookup_failures: [], ip4: [], ip6: [], multiple_spaces: false,
 };
 
@@ -216,17 +244,51 @@ t.test('SPF walk: 10 lookups are allowed, the 11th is one too many', async (t) =
   t.equal((await spfOf(chain('v=spf1 a -all'), 'd0.test')).dns_lookups, 11);
 });
 
+t.test('SPF walk: past 10 lookups the terms are counted, not asked (section 4.6.4)', async (t) => {
+  // 3,000 a terms: the first 10 are asked (A and AAAA each), the rest only counted.
+  const wide = Array.from({ length: 3000 }, (_, i) => `a:x${i}.wide.test`).join(' ');
+  const many = await spfAsking({ 'wide.test': { TXT: [`v=spf1 ${wide} -all`] }, ...Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`x${i}.wide.test`, { A: ['192.0.2.1'] }])) }, 'wide.test');
+  t.same([many.spf.dns_lookups, many.spf.void_lookups, many.spf.stopped, many.spf.all], [3000, 0, 'dns-lookup-limit', '-']);
+  t.equal(many.asked.length, 1 + 10 * 2);
+  t.same(many.asked.slice(-2), ['x9.wide.test A', 'x9.wide.test AAAA'], 'the 11th term is not asked');
+
+  // 40 includes of 500 mx terms each: the first include and 9 of its mx terms are asked, the
+  // other 39 includes counted and not followed (their terms are not known, so at least 540).
+  const zone: Zone = { 'deep.test': { TXT: [`v=spf1 ${Array.from({ length: 40 }, (_, i) => `include:i${i}.deep.test`).join(' ')} -all`] } };
+  for (let i = 0; i < 40; i++) zone[`i${i}.deep.test`] = { TXT: [`v=spf1 ${Array.from({ length: 500 }, (_, j) => `mx:m${i}-${j}.deep.test`).join(' ')} -all`] };
+  for (let j = 0; j < 500; j++) zone[`m0-${j}.deep.test`] = { MX: ['mx.deep.test'] };
+  const deep = await spfAsking(zone, 'deep.test');
+  t.same([deep.spf.dns_lookups, deep.spf.stopped, deep.spf.followed], [1 + 500 + 39, 'dns-lookup-limit', ['i0.deep.test']]);
+  t.same(deep.asked, ['deep.test TXT', 'i0.deep.test TXT', ...Array.from({ length: 9 }, (_, j) => `m0-${j}.deep.test MX`)]);
+
+  // A redirect past the limit is counted and not followed: its all is not known.
+  const late = await spfAsking({ 'late.test': { TXT: [`v=spf1 ${Array.from({ length: 10 }, (_, i) => `exists:e${i}.late.test`).join(' ')} redirect=r.late.test`] }, ...Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`e${i}.late.test`, { A: ['127.0.0.2'] }])), 'r.late.test': { TXT: ['v=spf1 -all'] } }, 'late.test');
+  t.same([late.spf.dns_lookups, late.spf.stopped, late.spf.all, late.spf.followed], [11, 'dns-lookup-limit', null, []]);
+  t.notOk(late.asked.includes('r.late.test TXT'));
+});
+
+t.test('SPF walk: after the third void lookup nothing more is asked (section 4.6.4)', async (t) => {
+  const record = 'v=spf1 a:n1.void.test mx:n2.void.test exists:n3.void.test include:n4.void.test a:real.void.test -all';
+  const three = await spfAsking({ 'void.test': { TXT: [record] }, 'real.void.test': { A: ['192.0.2.1'] } }, 'void.test');
+  t.same([three.spf.dns_lookups, three.spf.void_lookups, three.spf.stopped, three.spf.problems], [5, 3, 'void-lookup-limit', []]);
+  t.same(three.asked, ['void.test TXT', 'n1.void.test A', 'n1.void.test AAAA', 'n2.void.test MX', 'n3.void.test A'], 'n4 and real are counted, not asked');
+  const two = await spfAsking({ 'void.test': { TXT: ['v=spf1 a:n1.void.test mx:n2.void.test a:real.void.test -all'] }, 'real.void.test': { A: ['192.0.2.1'] } }, 'void.test');
+  t.same([two.spf.void_lookups, two.spf.stopped], [2, null]);
+  t.ok(two.asked.includes('real.void.test A'), 'two void lookups do not end the evaluation');
+});
+
 t.test('SPF walk: void lookups, targets without a record, loops, large MX sets, failures', async (t) => {
   const voids = await spfOf({
-    'void.test': { TXT: ['v=spf1 a:n1.void.test mx:n2.void.test exists:n3.void.test include:n4.void.test include:plain.void.test -all'] },
+    'void.test': { TXT: ['v=spf1 a:n1.void.test include:n2.void.test include:plain.void.test -all'] },
     'plain.void.test': { TXT: ['a TXT record that is not SPF'] },
   }, 'void.test');
-  t.equal(voids.dns_lookups, 5);
-  t.equal(voids.void_lookups, 4, 'the four names that do not exist; plain.void.test answers, if not with SPF');
+  t.equal(voids.dns_lookups, 3);
+  t.equal(voids.void_lookups, 2, 'the two names that do not exist; plain.void.test answers, if not with SPF');
   t.same(voids.problems, [
-    { domain: 'void.test', term: 'include:n4.void.test', reason: 'include-no-record' },
+    { domain: 'void.test', term: 'include:n2.void.test', reason: 'include-no-record' },
     { domain: 'void.test', term: 'include:plain.void.test', reason: 'include-no-record' },
   ]);
+  t.equal(voids.stopped, null);
 
   const loop = await spfOf({
     'a.test': { TXT: ['v=spf1 include:b.test -all'] },
@@ -283,7 +345,7 @@ t.test('DMARC: the records of RFC 7489 appendix B parse as written', async (t) =
   const b23 = parseDmarc('v=DMARC1; p=none; rua=mailto:dmarc-feedback@example.com; ruf=mailto:auth-reports@thirdparty.example.net');
   t.same(b23.ruf, ['mailto:auth-reports@thirdparty.example.net']);
   t.equal(mailtoDomain(b23.ruf[0]!), 'thirdparty.example.net');
-  t.not(lastTwoLabels('thirdparty.example.net'), lastTwoLabels('example.com'));
+  t.not(siteOf('thirdparty.example.net'), siteOf('example.com'), 'another organisation: its consent is asked');
   // B.2.4: two report URIs, the second with a size limit; pct 25.
   t.same(parseDmarc('v=DMARC1; p=quarantine; rua=mailto:dmarc-feedback@example.com,mailto:tld-test@thirdparty.example.net!10m; pct=25'), {
     ...DMARC,
@@ -373,6 +435,23 @@ t.test('MTA-STS: the policy file (RFC 8461 section 3.2)', async (t) => {
   t.same(parseMtaStsPolicy('<html><body>Not found</body></html>').problems, ['line-invalid', 'version-missing', 'mode-missing', 'max-age-missing', 'mx-missing']);
   t.same(parseMtaStsPolicy('version: STSv1\nmode: enforce\nmx: bad_host!\nmax_age: 86400\n').problems, ['mx-invalid']);
   t.equal(parseMtaStsPolicy('version: STSv1\nmode: enforce\nmx: a.example\nmax_age: 31557600\n').max_age, 31_557_600, 'a year is the longest max_age');
+});
+
+t.test('long runs of spaces and dots are read in one pass (no backtracking patterns)', async (t) => {
+  // Each took seconds with patterns such as /(.*?)[ \t]*$/ or /[^@]+\.[^@]+$/; the results stand here, not the time.
+  const spaces = ' '.repeat(64_000);
+  t.same(parseMtaStsPolicy(`version: STSv1\nmode: enforce\nmx: a${spaces}x\nmax_age: 86400\n`), {
+    valid: false, version: 'STSv1', mode: 'enforce', max_age: 86400, mx: [], extensions: [], problems: ['mx-invalid'],
+  });
+  t.same(parseMtaStsPolicy(`version: STSv1${spaces}\nmode:${spaces}enforce${spaces}\nmx: mx.example.com\t\nmax_age: 86400\n`), {
+    valid: true, version: 'STSv1', mode: 'enforce', max_age: 86400, mx: ['mx.example.com'], extensions: [], problems: [],
+  }, 'spaces around a value are no part of it');
+  t.same(parseMtaStsPolicy(`mx: ${'a.'.repeat(32_000)}!\n`).problems, ['mx-invalid', 'version-missing', 'mode-missing', 'max-age-missing']);
+  t.same(parseMtaStsRecord(`v=STSv1; id=1;${spaces}x`), { valid: false, id: '1', extensions: [], problems: ['field-invalid'] });
+  t.same(parseTlsRpt(`v=TLSRPTv1; rua=mailto:a@b.example;${'\t'.repeat(64_000)}x`), { valid: false, rua: ['mailto:a@b.example'], extensions: [], problems: ['field-invalid'] });
+  t.same(parseTlsRpt(`v=TLSRPTv1; rua=mailto:a@${'.'.repeat(64_000)} x`), { valid: false, rua: [], extensions: [], problems: ['rua-invalid'] });
+  t.notOk(isDmarcUri(`mailto:a@${'.'.repeat(64_000)}@`));
+  t.same(parseDmarc(`v=DMARC1; p=none; rua=mailto:a@${'.'.repeat(64_000)}@`).errors.map((e) => e.rule), ['dmarc-rua-invalid']);
 });
 
 t.test('MTA-STS: mx patterns (RFC 8461 section 4.1)', async (t) => {

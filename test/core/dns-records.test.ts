@@ -12,8 +12,8 @@ import t from 'tap';
 import { recordLookup } from '../../core/net/dns-records.js';
 
 type Query = dnsPacket.DecodedPacket;
-/** The datagrams (UDP) or the message (TCP) that answer `query`. */
-type Script = (query: Query, transport: 'udp' | 'tcp') => Buffer[];
+/** The datagrams (UDP) or the message (TCP) that answer `query`, at once or later. */
+type Script = (query: Query, transport: 'udp' | 'tcp') => Buffer[] | Promise<Buffer[]>;
 
 const withDo = (q: Query) => (q.additionals ?? []).some((a) => a.type === 'OPT' && (a as dnsPacket.OptAnswer).flag_do);
 
@@ -24,19 +24,19 @@ function response(q: Query, extra: Partial<dnsPacket.Packet> & { rcode?: number 
 
 async function server(script: Script) {
   const udp = dgram.createSocket('udp4');
-  udp.on('message', (msg, from) => {
-    for (const out of script(dnsPacket.decode(msg), 'udp')) udp.send(out, from.port, from.address);
+  udp.on('message', async (msg, from) => {
+    for (const out of await script(dnsPacket.decode(msg), 'udp')) udp.send(out, from.port, from.address);
   });
   await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
   const port = udp.address().port;
   const tcp = net.createServer((socket) => {
     let buf = Buffer.alloc(0);
-    socket.on('data', (chunk) => {
+    socket.on('data', async (chunk) => {
       buf = Buffer.concat([buf, chunk]);
       while (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
         const msg = buf.subarray(2, 2 + buf.readUInt16BE(0));
         buf = buf.subarray(2 + msg.length);
-        for (const out of script(dnsPacket.decode(msg), 'tcp')) socket.write(Buffer.concat([Buffer.from([out.length >> 8, out.length & 0xff]), out]));
+        for (const out of await script(dnsPacket.decode(msg), 'tcp')) socket.write(Buffer.concat([Buffer.from([out.length >> 8, out.length & 0xff]), out]));
       }
     });
     socket.on('error', () => {});
@@ -48,6 +48,12 @@ async function server(script: Script) {
   });
   return recordLookup([`127.0.0.1:${port}`], { timeoutMs: 500, tries: 1 });
 }
+
+/** An RRSIG record over `typeCovered` (the signature bytes are filler). */
+const rrsig = (name: string, typeCovered: string): dnsPacket.Answer =>
+  ({ type: 'RRSIG', name, data: { typeCovered, algorithm: 13, labels: name.split('.').length, originalTTL: 60, expiration: 1, inception: 0, keyTag: 1, signersName: 'example.test', signature: Buffer.alloc(8) } });
+const soa = (name: string): dnsPacket.Answer =>
+  ({ type: 'SOA', name, data: { mname: 'ns.example.test', rname: 'hostmaster.example.test', serial: 1, refresh: 60, retry: 60, expire: 60, minimum: 60 } });
 
 t.test('MX with compression pointers, a null MX and upper case; the AD flag', async (t) => {
   const lookup = await server((q) => {
@@ -141,4 +147,35 @@ t.test('FORMERR without a question (no EDNS) is asked again through the Resolver
   const bad = await lookup('bad.test', 'MX');
   t.same([bad.status, bad.authenticated, bad.mx], ['error', null, []]);
   t.match(bad.error, /^MX lookup of bad\.test failed: the answer is malformed/);
+});
+
+t.test('a denial signed in the authority section without AD: could not tell (null), not unsigned', async (t) => {
+  const lookup = await server((q) => {
+    const name = q.questions![0].name;
+    // NODATA (RFC 2308): NOERROR, no answer, the zone's SOA in the authority section, here with
+    // the RRSIGs a signed zone sends beside it (RFC 4035 section 3.1.3) and no AD flag.
+    if (name === 'signed.example.test') return [response(q, { authorities: [soa('example.test'), rrsig('example.test', 'SOA'), { type: 'NSEC', name, data: { nextDomain: 'z.example.test', rrtypes: ['A', 'RRSIG', 'NSEC'] } }, rrsig(name, 'NSEC')] })];
+    if (name === 'gone.example.test') return [response(q, { rcode: 3, authorities: [soa('example.test'), rrsig('example.test', 'SOA')] })];
+    if (name === 'valid.example.test') return [response(q, { flags: dnsPacket.AUTHENTIC_DATA, authorities: [soa('example.test'), rrsig('example.test', 'SOA')] })];
+    return [response(q, { authorities: [soa('example.test')] })];
+  });
+  t.same(await lookup('signed.example.test', 'MX'), { name: 'signed.example.test', type: 'MX', authenticated: null, status: 'ok', records: [], mx: [] });
+  t.same(await lookup('gone.example.test', 'MX'), { name: 'gone.example.test', type: 'MX', authenticated: null, status: 'nxdomain', records: [], mx: [] });
+  t.same(await lookup('valid.example.test', 'MX'), { name: 'valid.example.test', type: 'MX', authenticated: true, status: 'ok', records: [], mx: [] });
+  t.same(await lookup('unsigned.example.test', 'MX'), { name: 'unsigned.example.test', type: 'MX', authenticated: false, status: 'ok', records: [], mx: [] }, 'an SOA without signatures: unsigned');
+});
+
+t.test('at most 8 questions of one lookup function are out at once; the rest wait their turn', async (t) => {
+  let out = 0;
+  let most = 0;
+  const lookup = await server(async (q) => {
+    out++;
+    most = Math.max(most, out);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    out--;
+    return [response(q, { answers: [{ type: 'A', name: q.questions![0].name, data: '192.0.2.1' }] })];
+  });
+  const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => lookup(`h${i}.example.test`, 'A')));
+  t.same(answers.map((a) => a.status), Array(40).fill('ok'), 'every question answered');
+  t.equal(most, 8);
 });

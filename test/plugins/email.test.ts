@@ -16,7 +16,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import t from 'tap';
 import { createProbes } from '../../core/net/probes.js';
-import { NOT_RATED, type PluginResult } from '../../core/plugin-api.js';
+import { NOT_RATED, type PluginResult, type Probes } from '../../core/plugin-api.js';
 import plugin, { mailDomain } from '../../plugins/email/index.js';
 import { makeArtifacts } from '../helpers/fixture-artifacts.js';
 import { rate, reportLines } from '../helpers/plugin-outcomes.js';
@@ -101,12 +101,51 @@ world.record('verified.test', { MX: mx('mx.verified.test'), TXT: [['v=spf1 mx -a
 world.record('mx.verified.test', { A: ['192.0.2.70'], AAAA: ['2001:db8::70'] });
 world.record('_dmarc.verified.test', { TXT: [['v=DMARC1; p=reject']] });
 
+// The limits: exactly 10 SPF lookups and exactly 2 void lookups rate no row (ten.test, voids2.test);
+// the 11th and the 3rd do (lookups.test, voids3.test).
+world.record('ten.test', { MX: mx('mx.lookups.test'), TXT: [['v=spf1 include:l2.lookups.test -all']] });
+world.record('voids2.test', { MX: mx('mx.lookups.test'), TXT: [['v=spf1 a:gone1.voids2.test mx:gone2.voids2.test -all']] });
+world.record('voids3.test', { MX: mx('mx.lookups.test'), TXT: [['v=spf1 a:gone1.voids3.test mx:gone2.voids3.test exists:gone3.voids3.test -all']] });
+// fan.test: 600 MX hosts, an SPF record of 1,500 a terms, DMARC reports to 1,500 addresses elsewhere.
+const FAN_MX = Array.from({ length: 600 }, (_, i) => ({ exchange: `m${i}.fan.test`, priority: 1000 - i }));
+world.record('fan.test', { MX: FAN_MX, TXT: [[`v=spf1 ${Array.from({ length: 1500 }, (_, i) => `a:s${i}.fan.test`).join(' ')} -all`]] });
+FAN_MX.forEach(({ exchange }, i) => world.record(exchange, { A: [`10.24.${i >> 8}.${i & 255}`] }));
+for (let i = 0; i < 1500; i++) world.record(`s${i}.fan.test`, { A: ['192.0.2.99'] });
+const FAN_RUA = Array.from({ length: 1500 }, (_, i) => `mailto:r@r${i}.ext.test`).join(',');
+world.record('_dmarc.fan.test', { TXT: [[`v=DMARC1; p=reject; rua=${FAN_RUA}; ruf=mailto:f@f0.ext.test,mailto:f@f1.ext.test,mailto:f@f2.ext.test`]] });
+// A lone "." MX of priority 10: no null MX (RFC 7505 section 3), an MX entry that leads nowhere.
+world.record('badnull.test', { MX: [{ exchange: '.', priority: 10 }], TXT: [['v=spf1 -all']] });
+// MTA-STS: an invalid record and no TLS-RPT; a policy file without a record; policies of 64 KiB and
+// one byte more; a policy host whose certificate is for another name.
+world.record('stsbad.test', { MX: mx('mx.lookups.test'), TXT: [['v=spf1 -all']] });
+world.record('_mta-sts.stsbad.test', { TXT: [['v=STSv1;']] });
+for (const name of ['nosts.test', 'full-policy.test', 'big-policy.test', 'wrongname.test']) world.record(name, { MX: mx('mx.lookups.test'), TXT: [['v=spf1 -all']] });
+for (const name of ['full-policy.test', 'big-policy.test', 'wrongname.test']) world.record(`_mta-sts.${name}`, { TXT: [['v=STSv1; id=3']] });
+/** A valid policy for mx.lookups.test, an extension line making it `bytes` bytes long. */
+const policyOfBytes = (bytes: number) => {
+  const head = 'version: STSv1\nmode: enforce\nmx: mx.lookups.test\nmax_age: 86400\nx-pad: ';
+  return `${head}${'a'.repeat(bytes - head.length - 1)}\n`;
+};
+const LOOKUPS_POLICY = policyOfBytes(100);
+// DMARC of a parent: org.test's record says p=reject, sp=none; c.org.test's is never asked for a.b.c.org.test.
+for (const name of ['org.test', 'shop.org.test', 'a.b.c.org.test']) world.record(name, { MX: mx('mx.lookups.test'), TXT: [['v=spf1 -all']] });
+world.record('_dmarc.org.test', { TXT: [['v=DMARC1; p=reject; sp=none; rua=mailto:d@org.test']] });
+world.record('_dmarc.c.org.test', { TXT: [['v=DMARC1; p=quarantine; rua=mailto:d@org.test']] });
+// Under a private suffix of the public suffix list (github.io), a user's site is its own
+// organisational domain: github.io's record never covers it.
+world.record('kommun.github.io', { MX: mx('mx.lookups.test'), TXT: [['v=spf1 -all']] });
+world.record('_dmarc.github.io', { TXT: [['v=DMARC1; p=reject']] });
+
 const GOOD_POLICY = 'version: STSv1\r\nmode: enforce\r\nmx: mx1.good.test\r\nmx: *.good.test\r\nmax_age: 604800\r\n';
 await Promise.all([
   world.site('mta-sts.good.test', { handler: policyHost(GOOD_POLICY) }),
   world.site('mta-sts.broken.test', { handler: policyHost('version: STSv1\nmode: enforcing\nmx: mail.other.test\nmax_age: 99999999999\n', 'text/html') }),
   world.site('mta-sts.testing.test', { handler: policyHost('version: STSv1\nmode: testing\nmx: mx1.testing.test\nmax_age: 86400\n'), https: { cert: 'expired' } }),
   world.site('mta-sts.redirect.test', { handler: (_req, res) => void res.writeHead(301, { location: 'https://mta-sts.redirect.test/elsewhere' }).end() }),
+  world.site('mta-sts.nosts.test', { handler: policyHost(LOOKUPS_POLICY) }),
+  world.site('mta-sts.full-policy.test', { handler: policyHost(policyOfBytes(64 * 1024)) }),
+  world.site('mta-sts.big-policy.test', { handler: policyHost(policyOfBytes(64 * 1024 + 1)) }),
+  world.site('mta-sts.wrongname.test', { handler: policyHost(LOOKUPS_POLICY), https: { cert: 'wrong-name' } }),
 ]);
 
 /** The plugin through the pipeline on `url`, with probes of its own (a run's memo) on this world. */
@@ -161,6 +200,8 @@ t.test('good.test: every check passes', async (t) => {
       { exchange: 'mx1.good.test', priority: 10, ipv4: ['192.0.2.1'], ipv6: ['2001:db8::1'] },
       { exchange: 'mx2.good.test', priority: 20, ipv4: ['192.0.2.2'], ipv6: ['2001:db8::2'] },
     ],
+    hosts_asked_max: 10,
+    hosts_not_asked: 0,
     ipv4_addresses: ['192.0.2.1', '192.0.2.2'],
     ipv6_addresses: ['2001:db8::1', '2001:db8::2'],
   });
@@ -171,7 +212,7 @@ t.test('good.test: every check passes', async (t) => {
   t.same(data.mta_sts, {
     record: { status: 'valid', valid: true, records: ['v=STSv1; id=20260101000000Z;'], id: '20260101000000Z', problems: [] },
     policy: {
-      url: 'https://mta-sts.good.test/.well-known/mta-sts.txt', status: 200, content_type: 'text/plain', found: true, valid: true,
+      url: 'https://mta-sts.good.test/.well-known/mta-sts.txt', status: 200, content_type: 'text/plain', in_use: true, found: true, valid: true,
       version: 'STSv1', mode: 'enforce', max_age: 604800, mx: ['mx1.good.test', '*.good.test'], unmatched_mx: [], certificate_trusted: true, problems: [], error: null,
     },
   });
@@ -448,7 +489,10 @@ t.test('redirect.test: SPF by redirect (?all), a redirecting policy, an invalid 
 });
 
 t.test('lookups.test: an include chain of 11 lookups; DMARC to a third party that agrees', async (t) => {
+  const before = world.dns.asked.length;
   const { outcome, result } = await judge('https://lookups.test/');
+  t.ok(world.dns.asked.slice(before).includes('l10.lookups.test TXT'));
+  t.notOk(world.dns.asked.slice(before).includes('l11.lookups.test TXT'), 'the 11th lookup is counted, not asked');
   t.same(rows(result), [
     row('mx-ipv4-single', 2.5, 1, 5),
     row('mx-ipv6-single', 2.5, 1, 5),
@@ -469,7 +513,7 @@ t.test('lookups.test: an include chain of 11 lookups; DMARC to a third party tha
   t.equal(outcome.rating, 3.43);
   t.same(outcome.ratings, { infosec: 3.09, webstandard: 3.86 });
   const data = outcome.data as any;
-  t.equal(data.spf.dns_lookups, 11);
+  t.same([data.spf.dns_lookups, data.spf.stopped], [11, 'dns-lookup-limit']);
   t.same(data.dmarc.rua_verification, [{ destination: 'dmarc.third.test', record: 'lookups.test._report._dmarc.dmarc.third.test', verified: true }]);
   t.ok(reportLines(outcome, 'en', 'stand').includes('- SPF DNS record causes too many DNS lookups (11, at most 10 are allowed)'));
 });
@@ -478,11 +522,135 @@ t.test('a subdomain without a DMARC record of its own is covered by its parent\'
   const { result } = await judge('https://www.bibliotek.typical.test/');
   const data = result.data as any;
   t.equal(data.domain, 'bibliotek.typical.test');
-  t.same([data.dmarc.status, data.dmarc.found_at, data.dmarc.p], ['found', 'typical.test', 'none']);
+  t.same([data.dmarc.status, data.dmarc.found_at, data.dmarc.p, data.dmarc.policy, data.dmarc.policy_tag], ['found', 'typical.test', 'none', 'none', 'p']);
   t.same(result.findings.find((f) => f.rule === 'dmarc')?.text, {
     sv: 'DMARC DNS-post hittades hos typical.test, som gäller även bibliotek.typical.test',
     en: 'DMARC DNS record found at typical.test, which also covers bibliotek.typical.test',
   });
+});
+
+t.test('SPF limits: 10 lookups and 2 void lookups rate no row, 11 and 3 do', async (t) => {
+  const spfRows = (result: PluginResult) => rows(result).filter((r) => r.rule.startsWith('spf'));
+  const ten = await judge('https://ten.test/');
+  t.same([(ten.result.data as any).spf.dns_lookups, (ten.result.data as any).spf.stopped], [10, null]);
+  t.same(spfRows(ten.result), [row('spf', 5, 5, 5), row('spf-hardfail', 5, 5, 5)]);
+  const lookups = await judge('https://lookups.test/');
+  t.same(spfRows(lookups.result), [row('spf', 5, 5, 5), row('spf-too-many-dns-lookups', 1, null, 1), row('spf-hardfail', 5, 5, 5)]);
+  const two = await judge('https://voids2.test/');
+  t.same([(two.result.data as any).spf.void_lookups, (two.result.data as any).spf.stopped], [2, null]);
+  t.same(spfRows(two.result), [row('spf', 5, 5, 5), row('spf-hardfail', 5, 5, 5)]);
+  const three = await judge('https://voids3.test/');
+  t.same([(three.result.data as any).spf.void_lookups, (three.result.data as any).spf.stopped], [3, 'void-lookup-limit']);
+  t.same(spfRows(three.result), [row('spf', 5, 5, 5), row('spf-too-many-void-lookups', 1, null, 1), row('spf-hardfail', 5, 5, 5)]);
+});
+
+t.test('fan.test: 600 MX hosts, 1,500 SPF terms and 1,500 report addresses ask a bounded number of questions', async (t) => {
+  const before = world.dns.asked.length;
+  const { result } = await judge('https://fan.test/');
+  const asked = world.dns.asked.slice(before);
+  // The 10 MX hosts of lowest priority (the last 10 written), A and AAAA each.
+  const lowest = Array.from({ length: 10 }, (_, i) => `m${590 + i}.fan.test`);
+  t.same(asked.filter((q) => /^m\d+\.fan\.test /.test(q)).sort(), lowest.flatMap((h) => [`${h} A`, `${h} AAAA`]).sort());
+  t.equal(asked.filter((q) => /^s\d+\.fan\.test /.test(q)).length, 20, 'the first 10 a terms, A and AAAA each');
+  t.same(asked.filter((q) => q.includes('._report._dmarc.')).sort(), ['r0', 'r1', 'f0', 'f1'].map((d) => `fan.test._report._dmarc.${d}.ext.test TXT`).sort(), 'the first 2 of rua and of ruf');
+  t.ok(asked.length <= 60, `${asked.length} questions`);
+  const data = result.data as any;
+  t.same([data.mx.hosts.length, data.mx.hosts_asked_max, data.mx.hosts_not_asked, data.mx.ipv4_addresses.length], [10, 10, 590, 10]);
+  t.same(data.lookup_failures, [], 'every question asked was answered');
+  t.same([data.spf.dns_lookups, data.spf.stopped], [1500, 'dns-lookup-limit']);
+  t.same([data.dmarc.rua_verification.length, data.dmarc.report_uris_checked_per_tag, data.dmarc.report_uris_not_checked], [4, 2, 1499]);
+  t.same(rows(result).filter((r) => r.rule.startsWith('mx-')), [row('mx-ipv4-redundant', 5, 5, 5), row('mx-ipv6-missing', 1, null, 1)]);
+});
+
+t.test('once the signal aborts, nothing more is asked', async (t) => {
+  const controller = new AbortController();
+  const probes = createProbes(world.guard());
+  const asked: string[] = [];
+  const watched: Probes = {
+    ...probes,
+    dns: (name, type) => {
+      asked.push(`${name} ${type}`);
+      if (name === 'l3.lookups.test') controller.abort(new Error('time is up'));
+      return probes.dns(name, type);
+    },
+  };
+  await t.rejects(async () => plugin.run(makeArtifacts('https://lookups.test/'), { probes: watched, signal: controller.signal, now: new Date() }), { message: 'time is up' });
+  t.equal(asked.at(-1), 'l3.lookups.test TXT', 'the SPF walk stopped at the question under way');
+});
+
+t.test('badnull.test: a lone "." MX of priority 10 is no null MX but an invalid MX entry', async (t) => {
+  const asked = world.dns.asked.length;
+  const { outcome, result } = await judge('https://badnull.test/');
+  t.same(rows(result), [
+    row('mx-null-invalid', 1, null, 1),
+    row('dnssec-missing', 1, 1, 1),
+    row('spf', 5, 5, 5),
+    row('spf-hardfail', 5, 5, 5),
+    row('dmarc-missing', 1, 1, 1),
+  ]);
+  // overall 13 / 5 = 2.6; infosec 12 / 4 = 3; standards 13 / 5 = 2.6
+  t.equal(outcome.rating, 2.6);
+  t.same(outcome.ratings, { infosec: 3, webstandard: 2.6 });
+  t.equal((outcome.data as any).receives_mail, 'no');
+  t.notOk(world.dns.asked.slice(asked).some((q) => q.startsWith('_mta-sts.') || q.startsWith('badnull.test A')), 'neither MTA-STS nor the domain\'s own address is asked');
+});
+
+t.test('MTA-STS: TLS-RPT beside an invalid record, a policy file without a record', async (t) => {
+  const mtaRows = (result: PluginResult) => rows(result).filter((r) => /^(mta-sts|tls-rpt)/.test(r.rule));
+  const invalid = await judge('https://stsbad.test/');
+  t.same(mtaRows(invalid.result), [row('mta-sts-record-invalid', 1, 1, 1), row('mta-sts-policy-missing', 1, 1, 1), row('tls-rpt-missing', 3, 3, null)]);
+  const unused = await judge('https://nosts.test/');
+  t.same(mtaRows(unused.result), [row('mta-sts-record-missing', 1, 1, 1), row('mta-sts-policy-missing', 1, 1, 1)], 'rated as a domain without MTA-STS');
+  const policy = (unused.result.data as any).mta_sts.policy;
+  t.same([policy.status, policy.in_use, policy.found, policy.valid], [200, false, true, false]);
+  t.same(unused.result.findings.find((f) => f.rule === 'mta-sts-policy-missing')?.text, {
+    sv: 'MTA-STS TXT (policyfilen mta-sts.txt) används inte: https://mta-sts.nosts.test/.well-known/mta-sts.txt finns, men MTA-STS DNS-post saknas, så avsändare hämtar den aldrig',
+    en: 'MTA-STS TXT (the policy file mta-sts.txt) is not in use: https://mta-sts.nosts.test/.well-known/mta-sts.txt is there, but the MTA-STS DNS record is missing, so senders never fetch it',
+  });
+});
+
+t.test('MTA-STS: a policy of 64 KiB is read, one byte more is too large; a certificate for another name', async (t) => {
+  const policyRows = (result: PluginResult) => rows(result).filter((r) => r.rule.startsWith('mta-sts-policy'));
+  const full = await judge('https://full-policy.test/');
+  t.same(policyRows(full.result), [row('mta-sts-policy', 5, 5, 5)]);
+  t.same((full.result.data as any).mta_sts.policy.problems, []);
+  const big = await judge('https://big-policy.test/');
+  t.same(policyRows(big.result), [row('mta-sts-policy-invalid', 2, 1, 1)]);
+  t.same([(big.result.data as any).mta_sts.policy.found, (big.result.data as any).mta_sts.policy.problems], [true, ['too-large']]);
+  t.ok(reportLines(big.outcome, 'en', 'stand').includes('- MTA-STS TXT (the policy file mta-sts.txt) has an invalid format: it is larger than 64 KiB, so senders ignore it (RFC 8461 section 3.3)'));
+  const wrong = await judge('https://wrongname.test/');
+  t.same(policyRows(wrong.result), [row('mta-sts-policy-invalid', 2, 1, 1)]);
+  const policy = (wrong.result.data as any).mta_sts.policy;
+  t.same([policy.certificate_trusted, policy.problems], [false, ['certificate']]);
+});
+
+t.test('DMARC: a subdomain under its organisational domain\'s record has the policy sp, else p; nothing between is asked', async (t) => {
+  const own = await judge('https://org.test/');
+  t.same(rows(own.result).filter((r) => r.rule.startsWith('dmarc-policy') || r.rule.startsWith('dmarc-subpolicy')), [row('dmarc-policy-reject', 5, 5, 5), row('dmarc-subpolicy-none', 3, 1, 5)]);
+  t.same([(own.result.data as any).dmarc.policy, (own.result.data as any).dmarc.policy_tag], ['reject', 'p']);
+
+  const { outcome, result } = await judge('https://shop.org.test/');
+  t.same(rows(result).filter((r) => r.rule.startsWith('dmarc')), [
+    row('dmarc', 5, 5, 5),
+    row('dmarc-policy-none', 3, 1, 5),
+    row('dmarc-pct', 5, 5, 5),
+    row('dmarc-no-errors', 5, null, 5),
+    row('dmarc-no-warnings', 5, null, 5),
+  ]);
+  const data = result.data as any;
+  t.same([data.dmarc.found_at, data.dmarc.organisational_domain, data.dmarc.p, data.dmarc.sp, data.dmarc.policy, data.dmarc.policy_tag], ['org.test', 'org.test', 'reject', 'none', 'none', 'sp']);
+  t.ok(reportLines(outcome, 'sv', 'sec').includes("- DMARC DNS-post hos org.test använder 'none' för underdomäner (sp), vilket gäller shop.org.test"));
+  t.match(outcome.reports.en.overall, /; DMARC sp=none; /);
+
+  const before = world.dns.asked.length;
+  const deep = await judge('https://a.b.c.org.test/');
+  t.same(world.dns.asked.slice(before).filter((q) => q.startsWith('_dmarc.')), ['_dmarc.a.b.c.org.test TXT', '_dmarc.org.test TXT']);
+  t.same([(deep.result.data as any).dmarc.found_at, (deep.result.data as any).dmarc.policy], ['org.test', 'none']);
+
+  const pages = world.dns.asked.length;
+  const hosted = await judge('https://kommun.github.io/');
+  t.same(world.dns.asked.slice(pages).filter((q) => q.startsWith('_dmarc.')), ['_dmarc.kommun.github.io TXT'], 'github.io is a public suffix: nothing above the site is asked');
+  t.same([(hosted.result.data as any).dmarc.status, (hosted.result.data as any).dmarc.organisational_domain], ['missing', 'kommun.github.io']);
 });
 
 t.test('not rated when the MX lookup fails or the host is no domain', async (t) => {
