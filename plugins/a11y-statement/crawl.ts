@@ -2,11 +2,18 @@
  * The walk from the start page to the statement: links whose text promises it (footer,
  * "Om webbplatsen", "Tillgänglighet") are followed best first, across pages, up to MAX_PAGES
  * pages, every one read through the guarded, memoised probe. A statement about another service
- * (an e-service, an app) does not end the walk: the website's own is looked for further.
+ * (an e-service, an app) does not end the walk: the website's own is looked for further. A page
+ * is read once, whichever links (or redirects) lead to it, and in the encoding it is served in.
+ *
+ * What a followed link answered is one of three: a page, read; an answer that is no page (404,
+ * 410, another client error, a document that is not HTML such as a PDF, an empty body), which says
+ * the statement is not there; or nothing to go by (no answer, a timeout, 401, 403, 407, 408, 429,
+ * a server error), which may hide it.
  */
 import type { Probes, ProbeResponse } from '../../core/plugin-api.js';
+import { pageText } from './charset.js';
 import { readPage, type Page } from './html.js';
-import { interestingLinks, pageKey, sameSite, type Candidate } from './links.js';
+import { interestingLinks, pageKey, promisesStatement, sameSite, type Candidate } from './links.js';
 import { aboutOf, recognise, type About } from './rules.js';
 import { withoutWww } from '../../core/gather/site.js';
 
@@ -14,11 +21,6 @@ import { withoutWww } from '../../core/gather/site.js';
 export const MAX_PAGES = 15;
 /** Pages read at once. */
 const BATCH = 3;
-/**
- * Unreadable pages whose link promised at least this much may have held the statement, or led to
- * it: the link names "tillgänglighet" (0.3 and up) or "Om webbplatsen" (0.29).
- */
-export const LIKELY_STATEMENT = 0.29;
 
 export interface FoundStatement {
   page: Page;
@@ -30,15 +32,23 @@ export interface FoundStatement {
   aboutReason: string;
 }
 
+/** What a followed link answered: a page; a definite answer that is no page; nothing to go by. */
+export type Outcome = 'page' | 'no-page' | 'unreadable';
+
 export interface Visit {
   url: string;
   final_url: string;
   depth: number;
   link_text: string;
+  /** The page the link was on. */
+  linked_from: string;
   precision: number;
   status: number;
-  /** Why the page could not be read; null when it was. */
-  unreadable: string | null;
+  outcome: Outcome;
+  /** Why it is no page or could not be read; null when it was read. */
+  why: string | null;
+  /** The link or its address names the statement's subject (promisesStatement). */
+  promising: boolean;
   statement: boolean;
 }
 
@@ -51,15 +61,24 @@ export interface CrawlResult {
   left: number;
 }
 
+/** Answers that say nothing of the page: the crawler refused, limited or timed out. */
+const NOT_TELLING = new Set([401, 403, 407, 408, 429]);
+
+/** Why an answer is no readable HTML page, and whether that is definite; null when it is one. */
+export function classify(answer: Pick<ProbeResponse, 'status' | 'headers' | 'body' | 'error'>): { outcome: Exclude<Outcome, 'page'>; why: string } | null {
+  if (answer.error) return { outcome: 'unreadable', why: answer.error };
+  if (answer.status === 0) return { outcome: 'unreadable', why: 'no answer' };
+  if (NOT_TELLING.has(answer.status) || answer.status >= 500) return { outcome: 'unreadable', why: `status ${answer.status}` };
+  if (answer.status < 200 || answer.status >= 300) return { outcome: 'no-page', why: `status ${answer.status}` };
+  const type = (answer.headers['content-type'] ?? '').toLowerCase();
+  if (type && !/html|xml/.test(type)) return { outcome: 'no-page', why: `not HTML (${type.split(';')[0].trim()})` };
+  if (!answer.body.includes('<')) return { outcome: 'no-page', why: 'no HTML' };
+  return null;
+}
+
 /** Why an answer is no readable HTML page; null when it is one. */
 export function whyUnreadable(answer: Pick<ProbeResponse, 'status' | 'headers' | 'body' | 'error'>): string | null {
-  if (answer.error) return answer.error;
-  if (answer.status === 0) return 'no answer';
-  if (answer.status < 200 || answer.status >= 300) return `status ${answer.status}`;
-  const type = (answer.headers['content-type'] ?? '').toLowerCase();
-  if (type && !/html|xml/.test(type)) return `not HTML (${type.split(';')[0].trim()})`;
-  if (!answer.body.includes('<')) return 'no HTML';
-  return null;
+  return classify(answer)?.why ?? null;
 }
 
 /** One key for a page and its www twin's copy, so that the same page is not read twice. */
@@ -74,18 +93,32 @@ const byPromise = (a: Candidate, b: Candidate) => b.precision - a.precision || a
 export async function findStatement(start: Page, aliases: readonly string[], probes: Probes, signal: AbortSignal): Promise<CrawlResult> {
   const site = new URL(start.url);
   const seen = new Set([start.url, ...aliases].map(twinKey));
-  const queue: Candidate[] = [];
+  /** Links not yet followed, by page key. */
+  const queue = new Map<string, Candidate>();
   let order = 0;
   const statements: FoundStatement[] = [];
   const visits: Visit[] = [];
 
   const enqueue = (page: Page, depth: number) => {
     for (const link of interestingLinks(page.links, site, depth + 1, page.url)) {
-      if (seen.has(twinKey(link.url))) continue;
-      const queued = queue.find((q) => twinKey(q.url) === twinKey(link.url));
-      if (!queued) queue.push({ ...link, order: order++ });
-      else if (link.precision > queued.precision) Object.assign(queued, { text: link.text, precision: link.precision });
+      const key = twinKey(link.url);
+      if (seen.has(key)) continue;
+      const queued = queue.get(key);
+      if (!queued) queue.set(key, { ...link, order: order++ });
+      // The better link replaces the other whole: its text, address, page and depth go together.
+      else if (link.precision > queued.precision) Object.assign(queued, link);
     }
+  };
+  /** The next links to follow, best first; a page read meanwhile (a redirect led there) is dropped. */
+  const dequeue = (n: number): Candidate[] => {
+    const batch: Candidate[] = [];
+    for (const c of [...queue.values()].sort(byPromise)) {
+      if (batch.length === n) break;
+      const key = twinKey(c.url);
+      queue.delete(key);
+      if (!seen.has(key)) batch.push(c);
+    }
+    return batch;
   };
   const consider = (page: Page, depth: number, via: Candidate | null): boolean => {
     const r = recognise(page);
@@ -99,29 +132,32 @@ export async function findStatement(start: Page, aliases: readonly string[], pro
   consider(start, 0, null);
   enqueue(start, 0);
   let pagesRead = 1;
-  while (!ownFound() && queue.length > 0 && pagesRead < MAX_PAGES) {
+  while (!ownFound() && queue.size > 0 && pagesRead < MAX_PAGES) {
     signal.throwIfAborted();
-    queue.sort(byPromise);
-    const batch = queue.splice(0, Math.min(BATCH, MAX_PAGES - pagesRead));
+    const batch = dequeue(Math.min(BATCH, MAX_PAGES - pagesRead));
+    if (batch.length === 0) break;
     for (const c of batch) seen.add(twinKey(c.url));
     pagesRead += batch.length;
     const answers = await Promise.all(batch.map((c) => probes.fetch(c.url)));
     signal.throwIfAborted();
     for (const [i, c] of batch.entries()) {
       const answer = answers[i];
-      const unreadable = whyUnreadable(answer);
-      const visit: Visit = { url: c.url, final_url: answer.url, depth: c.depth, link_text: c.text, precision: c.precision, status: answer.status, unreadable, statement: false };
+      const problem = classify(answer);
+      const visit: Visit = {
+        url: c.url, final_url: answer.url, depth: c.depth, link_text: c.text, linked_from: c.from, precision: c.precision,
+        status: answer.status, outcome: problem?.outcome ?? 'page', why: problem?.why ?? null, promising: promisesStatement(c.text, new URL(c.url)), statement: false,
+      };
       visits.push(visit);
-      if (unreadable) continue;
+      if (problem) continue;
       // Redirected to a page already read (the start page, say): nothing new there.
       const finalKey = twinKey(answer.url);
       if (finalKey !== twinKey(c.url) && seen.has(finalKey)) continue;
       seen.add(finalKey);
-      const page = readPage(answer.body, answer.url);
+      const page = readPage(pageText(answer).text, answer.url);
       visit.statement = consider(page, c.depth, c);
       // A page on another site (a redirect away) may be the statement, but its links are not followed.
       if (sameSite(new URL(answer.url), site)) enqueue(page, c.depth);
     }
   }
-  return { statements, visits, pagesRead, left: queue.length };
+  return { statements, visits, pagesRead, left: queue.size };
 }

@@ -5,7 +5,13 @@
  * the statement's last update. Upstream merges both into one date and, sorting by weight
  * descending and then taking `.pop()`, keeps the lowest-weight one; here each kind keeps its
  * latest date that is not in the future (a planned review is no review).
+ *
+ * Dates are Swedish days: a date is in the future until midnight begins it in Europe/Stockholm,
+ * and ages count days from it to the run's day there. Sentence bounds, the keyword before and
+ * after each date and the dates between them are found by binary search over lists made in one
+ * scan each, so a page of many dates or many sentences costs about its length.
  */
+import { firstAtLeast, Sentences } from './sentences.js';
 
 export type DateKind = 'assessment' | 'update' | 'published';
 
@@ -41,7 +47,7 @@ const KEYWORDS: { re: RegExp; kind: DateKind }[] = [
   { re: /^(?:uppdater|revider|ändrad)|redogörelse/i, kind: 'update' },
   { re: /^(?:publicer|lanser)/i, kind: 'published' },
 ];
-const KEYWORD = /(?<![\p{L}])(?:bedöm|gransk|testa(?:de|t)|testades|testats|utvärder|självskattning|uppdater|revider|ändrad|publicer|lanser|\p{L}*redogörelse)\p{L}*/giu;
+const KEYWORD = /(?<![\p{L}])(?:bedöm|gransk|test(?:ad|at|er|ning)|utvärder|självskattning|uppdater|revider|ändrad|publicer|lanser|\p{L}*redogörelse)\p{L}*/giu;
 const SENTENCE_END = /[.!?](?=\s+[\p{Lu}\p{N}]|\s*$)/gu;
 /** A keyword pairs with a date at most this many characters away (upstream: anywhere in the sentence). */
 const NEAR = 100;
@@ -55,9 +61,17 @@ function validDate(y: number, m: number, d: number): string | null {
   return date.toISOString().slice(0, 10);
 }
 
+const SWEDISH_DAY = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Stockholm', year: 'numeric', month: '2-digit', day: '2-digit' });
+
+/** The day `now` falls on in Sweden, YYYY-MM-DD. */
+export function swedishDay(now: Date): string {
+  const part = Object.fromEntries(SWEDISH_DAY.formatToParts(now).map((p) => [p.type, p.value]));
+  return `${part.year}-${part.month}-${part.day}`;
+}
+
 export function findDates(text: string, now: Date): FoundDate[] {
-  const ends = [...text.matchAll(SENTENCE_END)].map((m) => m.index!);
-  const keywords = [...text.matchAll(KEYWORD)].map((m) => ({ start: m.index!, end: m.index! + m[0].length, word: m[0] }));
+  const sentences = new Sentences(text, SENTENCE_END);
+  const keywords = Array.from(text.matchAll(KEYWORD), (m) => ({ start: m.index!, end: m.index! + m[0].length, word: m[0] }));
   const dates: (Span & { iso: string; text: string; precision: 'day' | 'month' })[] = [];
   for (const m of text.matchAll(DATE)) {
     const g = m.groups!;
@@ -66,13 +80,19 @@ export function findDates(text: string, now: Date): FoundDate[] {
       : validDate(Number(g.year), MONTHS[g.month.toLowerCase()], g.day ? Number(g.day) : 1);
     if (iso) dates.push({ start: m.index!, end: m.index! + m[0].length, iso, text: m[0], precision: g.iy || g.day ? 'day' : 'month' });
   }
-  const dateBetween = (from: number, to: number) => dates.some((d) => d.start >= from && d.end <= to);
-  return dates.map((d) => {
-    const sentenceStart = Math.max(-1, ...ends.filter((e) => e < d.start)) + 1;
-    const sentenceEnd = Math.min(text.length, ...ends.filter((e) => e >= d.end));
+  const today = swedishDay(now);
+  // Keywords, dates and sentence ends are each in text order and do not overlap, so the nearest
+  // keyword before a date is the only one that can pair with it: one further away is further, in
+  // the same or an earlier sentence, with the same dates or more between (and so for the one after).
+  return dates.map((d, i) => {
+    const sentence = sentences.around(d.start, d.end);
+    const prev = dates[i - 1];
+    const next = dates[i + 1];
+    const b = keywords[firstAtLeast(keywords.length, d.start + 1, (k) => keywords[k].end) - 1];
+    const before = b && b.start >= sentence.start && d.start - b.end <= NEAR && !(prev && prev.start >= b.end) ? b : undefined;
+    const a = keywords[firstAtLeast(keywords.length, d.end, (k) => keywords[k].start)];
+    const after = a && a.end <= sentence.end && a.start - d.end <= NEAR && !(next && next.end <= a.start) ? a : undefined;
     // The keyword before the date first ("uppdaterades senast den 13 januari 2025"), else the one after it.
-    const before = keywords.filter((k) => k.start >= sentenceStart && k.end <= d.start && d.start - k.end <= NEAR && !dateBetween(k.end, d.start)).pop();
-    const after = keywords.find((k) => k.start >= d.end && k.end <= sentenceEnd && k.start - d.end <= NEAR && !dateBetween(d.end, k.start));
     const keyword = before ?? after;
     const kind = keyword ? KEYWORDS.find((k) => k.re.test(keyword.word))?.kind ?? null : null;
     return {
@@ -81,7 +101,7 @@ export function findDates(text: string, now: Date): FoundDate[] {
       keyword: keyword?.word ?? '',
       kind,
       precision: d.precision,
-      future: Date.parse(`${d.iso}T00:00:00Z`) > now.getTime(),
+      future: d.iso > today,
     };
   });
 }
@@ -94,7 +114,7 @@ export function latestOf(dates: readonly FoundDate[], kind: DateKind): FoundDate
 
 const YEAR_MS = 365 * 86_400_000;
 
-/** Whole years (of 365 days, as upstream) from a date to `now`. */
+/** Whole years (of 365 days, as upstream) from a date to the day of `now` in Sweden. */
 export function ageInYears(date: string, now: Date): number {
-  return Math.floor((now.getTime() - Date.parse(`${date}T00:00:00Z`)) / YEAR_MS);
+  return Math.floor((Date.parse(`${swedishDay(now)}T00:00:00Z`) - Date.parse(`${date}T00:00:00Z`)) / YEAR_MS);
 }

@@ -4,15 +4,17 @@
  * 2018:1937, MDFFS 2019:2 and DIGG's guidance). Swedish cues only, as upstream
  * (Webperf-se/plugin-accessibility-statement; "calibrated only for swedish").
  *
- * Finding it (crawl.ts, links.ts): the start page is the served HTML of the page load
+ * Finding it (crawl.ts, links.ts, charset.ts): the start page is the served HTML of the page load
  * (mainDocument, not a rendered DOM); links are read with parse5, resolved with
  * `new URL(href, page)` (and <base>), and followed when they are on the same site (the same host
  * or its www twin, on the same port) and their text promises the statement (upstream's precision
  * table: "Tillgänglighetsredogörelse" 0.55 … "Om X" 0.2; footer links first among equals). The
  * queue spans every page read, best first, so depth 2 works (start → "Om webbplatsen" →
- * statement), up to 15 pages, the start page included, through `context.probes.fetch`. A page is
- * a statement when its h1 or title names "tillgänglighetsredogörelse", or names "tillgänglighet"
- * and the page has a legal signal (a compliance phrase, a DIGG link, a 12 § claim).
+ * statement), up to 15 pages, the start page included, through `context.probes.fetch`; a page
+ * is read once however many links or redirects lead to it, and decoded in the charset it is
+ * served in (header, BOM or <meta>). A page is a statement when its h1 or title names
+ * "tillgänglighetsredogörelse", or names "tillgänglighet" and the page has a legal signal (a
+ * compliance phrase, a DIGG link, a 12 § claim).
  *
  * Judging it (judge.ts, rules.ts, dates.ts, digg.ts), each rule an a11y finding:
  *   no-a11y-statement                         critical  showstopper: a11y = 0, rating 1.0
@@ -29,16 +31,28 @@
  *   {assessment,updated}-date-older-than-Nyears         N = 1 warning; 2, 3, 4, 5 (5 or more) error
  *   statement-not-linked-from-start-page      warning   reached at depth > 1
  *   statement-about-other-service             warning   only another service's statement (e-service, app) was found
- *   no-network                                warning   a page on the way could not be read
+ *   link-not-a-page                           warning   a followed link answered 404, 410 (another 4xx) or a non-HTML document
+ *   no-network                                warning   a page on the way could not be read (see below)
  * Rating (family B, core/rating.ts): a11y = 100 − 25 per critical, 10 per error, 1 per warning
  * rule (each rule once); rating = max(1, a11y/100 × 5); overall = a11y.
  *
  * Not rated, never 5.0, when it cannot judge: the start page unreadable (no answer, an error
- * status, not HTML, empty) → NOT_RATED. No statement found while a page whose link named
- * "tillgänglighet" or "Om webbplatsen" (or whose address named "tillganglighet") could not be
- * read → NOT_RATED, since the statement may well be that page or behind it (a site blocking the
- * crawler, upstream #936); data.unreadable_pages says which. No statement found and only less
- * promising pages ("Om oss") unreadable → 1.0 as any missing statement, with no-network beside it.
+ * status, not HTML, empty) → NOT_RATED. No statement found while a page could not be read
+ * (no answer, a network error or timeout, 401, 403, 407, 408, 429, 5xx) whose link text names
+ * "tillgänglighet" (an e-service's or app's link too) or "om webbplats", or whose address names
+ * "tillgänglighet" → NOT_RATED, since the statement may well be that page or behind it (a site
+ * blocking the crawler, upstream #936); data.unreadable_pages says which (`promising`). The cue is
+ * the raw text and address, not the ranked precision. A definite answer is not a statement: a
+ * statement link answering 404 or 410, or serving a PDF, gives 1.0 as any missing statement,
+ * with link-not-a-page naming the link, the page it was on and what it answered
+ * (data.not_pages). No statement found and only less promising pages ("Om oss") unreadable →
+ * 1.0, with no-network beside it.
+ *
+ * Bounded work (html.ts, sentences.ts): the tree is walked without recursion; the text judged is
+ * at most 200,000 characters per page (MAX_TEXT; data.text_cut gives the page's length when the
+ * statement was cut); sentence bounds and date keywords are found by binary search; no pattern
+ * backtracks over a long word (the e-mail address and the compliance subject start where a word
+ * starts).
  *
  * Where it deviates from upstream, and why:
  * - Links: upstream drops the port, drops relative links without a leading '/' and refuses
@@ -50,28 +64,36 @@
  *   it applies to, or the link that led to it names an e-service, an app, "Mina sidor") does not
  *   end the walk; the website's own is chosen when found (data.statement_choice says which and
  *   data.other_statements lists the others), else the other one is judged with a warning.
+ * - Pages: upstream reads each page in the browser; here the served bytes are decoded by their
+ *   charset as a browser would, and 404/410 or a document are told apart from a page that could
+ *   not be read (upstream: both no-network, in the 'technical' category).
  * - Text: block elements are joined with a space (textContent runs "förenlig</p><p>Vi" together);
  *   style, template and noscript are left out besides upstream's script, nav, form, input,
- *   button and a. Links are read from the whole body for the DIGG link and the feedback function.
+ *   button and a. Hidden content (`hidden`, aria-hidden: a collapsed accordion) is read, as
+ *   upstream's textContent reads it. Links are read from the whole body for the DIGG link and the
+ *   feedback function. The text judged is cut at 200,000 characters (upstream: none).
  * - DIGG link: addresses are normalised (scheme, www, trailing slash) instead of exact strings.
  * - Dates: the assessment date and the last update date are found and judged separately (each
  *   date goes with the nearest keyword of its sentence, at most 100 characters away; "publicerades"
  *   dates are neither), each kind keeps its latest date that is not in the future. Upstream
  *   merges them and its `.pop()` after a weight-descending sort keeps the lowest-weight date.
- *   Ages in 365-day years against context.now, dates as UTC days (upstream: the local clock).
+ *   Dates are Swedish days: a date is future until its midnight in Europe/Stockholm, and ages are
+ *   365-day years from it to the day of context.now in Sweden (upstream: the local clock).
+ *   Keywords besides upstream's: test(ad|at|ade|er|ning…), utvärder, självskattning, revider,
+ *   ändrad, publicer, lanser.
  * - 12 §: a claim with a reason is a warning, one without an error (upstream: always an error);
- *   "vi åberopar inte 12 §" is no claim.
+ *   "vi åberopar inte 12 §" is no claim; the claim's own words ("oskäligt") are no reason.
  * - New rules from DIGG's requirements upstream does not check: the list of inaccessible content,
  *   the feedback function, the start-page link (upstream's TODO), the assessment date.
- * - no-network: upstream puts it in a 'technical' category averaged into overall only, which
- *   makes overall differ from a11y (#926/#927) and would lift a missing statement's 1.0 to 2.98.
- *   Here it is an a11y warning like the others (a broken link on the way to the statement is one
- *   a visitor meets too), and overall = a11y.
+ * - no-network and link-not-a-page: upstream puts no-network in a 'technical' category averaged
+ *   into overall only, which makes overall differ from a11y (#926/#927) and would lift a missing
+ *   statement's 1.0 to 2.98. Here both are a11y warnings like the others (a broken link on the
+ *   way to the statement is one a visitor meets too), and overall = a11y.
  * - Resolved variants of the rules are not listed as findings; data holds what was found.
  */
 import { definePlugin, NOT_RATED, type Finding } from '../../core/plugin-api.js';
 import { issueScore, scoreToRating } from '../../core/rating.js';
-import { findStatement, LIKELY_STATEMENT, MAX_PAGES, whyUnreadable, type FoundStatement } from './crawl.js';
+import { findStatement, MAX_PAGES, whyUnreadable, type FoundStatement, type Visit } from './crawl.js';
 import { readPage } from './html.js';
 import { judgeStatement } from './judge.js';
 import { meta } from './meta.js';
@@ -93,6 +115,8 @@ function statementData(s: FoundStatement) {
   };
 }
 
+const failed = (v: Visit) => ({ url: v.url, status: v.status, why: v.why, link_text: v.link_text, linked_from: v.linked_from });
+
 export default definePlugin({
   meta,
   async run(artifacts, { probes, signal, now }) {
@@ -112,20 +136,23 @@ export default definePlugin({
     const start = readPage(doc.html, startUrl);
     const crawl = await findStatement(start, [artifacts.requestedUrl, artifacts.finalUrl].filter(Boolean), probes, signal);
     const chosen = crawl.statements.find((s) => s.about === 'website') ?? crawl.statements[0] ?? null;
-    const unreadable = crawl.visits.filter((v) => v.unreadable);
+    const unreadable = crawl.visits.filter((v) => v.outcome === 'unreadable');
+    const notPages = crawl.visits.filter((v) => v.outcome === 'no-page');
     const findings: Finding[] = [];
-    if (unreadable.length) findings.push(a11y('no-network', 'warning', STRINGS.noNetwork(unreadable.map((v) => ({ url: v.url, why: v.unreadable! }))), unreadable.length));
+    if (unreadable.length) findings.push(a11y('no-network', 'warning', STRINGS.noNetwork(unreadable.map((v) => ({ url: v.url, why: v.why! }))), unreadable.length));
+    if (notPages.length) findings.push(a11y('link-not-a-page', 'warning', STRINGS.linkNotAPage(notPages.map((v) => ({ text: v.link_text, url: v.url, from: v.linked_from, why: v.why! }))), notPages.length));
     const common = {
       start_url: startUrl,
       pages_read: crawl.pagesRead,
       max_pages: MAX_PAGES,
       links_left: crawl.left,
-      visited: crawl.visits.map(({ unreadable: _u, ...v }) => v),
-      unreadable_pages: unreadable.map((v) => ({ url: v.url, status: v.status, why: v.unreadable, link_text: v.link_text, precision: v.precision })),
+      visited: crawl.visits.map((v) => ({ url: v.url, final_url: v.final_url, depth: v.depth, link_text: v.link_text, precision: v.precision, status: v.status, statement: v.statement })),
+      unreadable_pages: unreadable.map((v) => ({ ...failed(v), promising: v.promising })),
+      not_pages: notPages.map(failed),
     };
 
     if (!chosen) {
-      const likely = unreadable.filter((v) => v.precision >= LIKELY_STATEMENT);
+      const likely = unreadable.filter((v) => v.promising);
       if (likely.length) {
         return {
           rating: NOT_RATED,

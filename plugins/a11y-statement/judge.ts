@@ -5,7 +5,7 @@
 import type { Finding, Severity, ReportText } from '../../core/plugin-api.js';
 import { ageInYears, findDates, latestOf, type FoundDate } from './dates.js';
 import { findDiggLink } from './digg.js';
-import type { Page } from './html.js';
+import { MAX_TEXT, type Page } from './html.js';
 import { burdenClaim, compliance, evaluationMethod, feedbackFunction, inaccessibleContent } from './rules.js';
 import { STRINGS } from './strings.js';
 
@@ -77,6 +77,8 @@ export function judgeStatement(page: Page, now: Date): { findings: Finding[]; da
       assessment_age_years: assessed ? ageInYears(assessed.date, now) : null,
       last_updated_date: updated?.date ?? null,
       last_updated_age_years: updated ? ageInYears(updated.date, now) : null,
+      // A page longer than this is judged on its beginning only.
+      text_cut: page.textChars > MAX_TEXT ? { page_chars: page.textChars, judged_chars: MAX_TEXT } : null,
     },
   };
 }

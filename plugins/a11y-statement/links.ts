@@ -43,6 +43,16 @@ export function linkPrecision(text: string, url: URL): number {
   return p;
 }
 
+/**
+ * Whether a link may lead to the statement whatever its rank: its text names "tillgänglighet"
+ * (an e-service's or an app's too) or "om webbplats", or its address names "tillgänglighet".
+ * An unreadable page behind such a link keeps a site without a found statement from 1.0.
+ */
+export function promisesStatement(text: string, url: URL): boolean {
+  const t = text.toLowerCase();
+  return ACCESSIBILITY_WORD.test(t) || t.includes('om webbplats') || /tillg(?:a|ä)nglighet/.test(decodedPath(url).toLowerCase());
+}
+
 /** www.kommun.se and kommun.se are the same site; other subdomains are not. */
 export function twinHost(a: string, b: string): boolean {
   return withoutWww(a) === withoutWww(b);

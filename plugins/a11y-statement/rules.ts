@@ -6,6 +6,7 @@
 import { findDiggLink } from './digg.js';
 import type { Block, Page } from './html.js';
 import { ACCESSIBILITY_WORD, OTHER_SERVICE, STATEMENT_WORD } from './links.js';
+import { Sentences } from './sentences.js';
 
 // ---- Compliance ("följsamhet") ----
 
@@ -30,8 +31,8 @@ export function compliance(text: string): { level: Compliance; phrase: string } 
 const BURDEN = /12\s*§\s*(?:i\s+)?(?:dos-)?lagen|oskäligt\s+betungande/giu;
 /** "Vi åberopar inte 12 §", "inga undantag för oskäligt betungande anpassning": no claim. */
 const NEGATED = /(?:åberopar|tillämpar|hänvisar|använder|gör)\s+(?:vi\s+)?(?:inte|ej)\b|(?<!\p{L})(?:inte|ej)\s+(?:åberopa|tillämpa|hänvisa)|(?<!\p{L})(?:inga|ingen|inget)\s+(?:\p{L}+\s+){0,2}?(?:undantag|hänvisning|åberop)/iu;
-/** A reason given for the claim. */
-const REASON = /eftersom|på grund av|pga\.?|därför att|med anledning av|skäl|motiv|kostna|kostar|resurs|budget|orimlig|ekonomisk|tekniska begränsningar|bedöm|i förhållande till|nytta|avvägning|då det|då vi/iu;
+/** A reason given for the claim ("skäl" as a word of its own: "oskäligt" is the claim itself). */
+const REASON = /eftersom|på grund av|pga\.?|därför att|med anledning av|(?<!\p{L})skäl|motiv|kostna|kostar|resurs|budget|orimlig|ekonomisk|tekniska begränsningar|bedöm|i förhållande till|nytta|avvägning|då det|då vi/iu;
 
 export interface BurdenClaim {
   phrase: string;
@@ -41,12 +42,8 @@ export interface BurdenClaim {
   reason: string | null;
 }
 
-/** The sentence of `text` around index i. */
-function sentenceAt(text: string, i: number, length: number): string {
-  const start = Math.max(text.lastIndexOf('. ', i), text.lastIndexOf('! ', i), text.lastIndexOf('? ', i)) + 1;
-  const ends = ['. ', '! ', '? '].map((p) => text.indexOf(p, i + length)).filter((e) => e >= 0);
-  return text.slice(start, ends.length ? Math.min(...ends) + 1 : text.length).trim();
-}
+/** Where a sentence of the statement text ends: a full stop, ! or ? before a space. */
+const SENTENCE_END = /[.!?] /g;
 
 /** The claim's context in the page's blocks: its block and what follows up to the next heading (or one block). */
 function claimContext(blocks: readonly Block[], phrase: RegExp): string {
@@ -65,12 +62,18 @@ function claimContext(blocks: readonly Block[], phrase: RegExp): string {
 
 /** The first claim of 12 § that is not negated; null when the page makes none. */
 export function burdenClaim(text: string, blocks: readonly Block[]): BurdenClaim | null {
+  const sentences = new Sentences(text, SENTENCE_END);
+  // Each sentence is asked once whether it negates, however many claims it holds.
+  const negated = new Map<number, boolean>();
   for (const m of text.matchAll(BURDEN)) {
-    const sentence = sentenceAt(text, m.index!, m[0].length);
-    if (NEGATED.test(sentence)) continue;
+    const { start, end } = sentences.around(m.index!, m.index! + m[0].length);
+    const sentence = text.slice(start, end + 1).trim();
+    if (!negated.has(start)) negated.set(start, NEGATED.test(sentence));
+    if (negated.get(start)) continue;
     const phrase = new RegExp(m[0].replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s+'), 'iu');
     const context = claimContext(blocks, phrase) || sentence;
-    const reason = REASON.exec(context.replace(phrase, ' '));
+    // The claim's own words are no reason: every "12 § lagen" and "oskäligt betungande" goes first.
+    const reason = REASON.exec(context.replace(BURDEN, ' '));
     return { phrase: m[0].replace(/\s+/g, ' '), context: context.slice(0, 400), reasoned: reason !== null, reason: reason?.[0] ?? null };
   }
   return null;
@@ -130,7 +133,8 @@ export function inaccessibleContent(blocks: readonly Block[], text: string): Ina
 
 const FEEDBACK_TEXT = /rapportera|meddela oss|påtala|kontakta oss|kontakt|synpunkt|tyck till|felanmäl|tillgängligt format|alternativt format|formulär|feedback|skicka (?:ett )?meddelande|hör av dig/iu;
 const FEEDBACK_HREF = /kontakt|feedback|synpunkt|rapportera|felanmal|tyck-?till|formular/i;
-const EMAIL = /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+\.[\p{L}]{2,}/u;
+/** Starts where a run of address characters starts, so that a long word is tried once, not from each of its letters. */
+const EMAIL = /(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+\.[\p{L}]{2,}/u;
 const TEXT_CUE = /meddela oss|kontakta oss|rapportera|e-?post|mejla|maila|skriv till|ring oss|ring\s+\d|telefon/iu;
 
 export interface FeedbackFunction {
@@ -181,9 +185,9 @@ export function recognise(page: Page): Recognition {
 export type About = 'website' | 'other-service';
 
 /** The subject before "är … förenlig": "Den här webbplatsen är delvis förenlig", "E-tjänsten är inte förenlig". */
-const SUBJECT = new RegExp(`(\\p{L}[\\p{L}-]*)\\s+(?:är|uppfyller)\\s+${LEVEL}\\s+(?:förenlig|(?:alla\\s+)?(?:lag)?kraven)`, 'iu');
+const SUBJECT = new RegExp(`(?<![\\p{L}-])(\\p{L}[\\p{L}-]*)\\s+(?:är|uppfyller)\\s+${LEVEL}\\s+(?:förenlig|(?:alla\\s+)?(?:lag)?kraven)`, 'iu');
 /** "Den här tillgänglighetsredogörelsen gäller e-tjänsten Bygglov". */
-const APPLIES_TO = /redogörelse\p{L}*\s+(?:gäller|avser|omfattar|beskriver)\s+(.{0,80})/iu;
+const APPLIES_TO = /redogörelse\p{L}{0,10}\s+(?:gäller|avser|omfattar|beskriver)\s+(.{0,80})/iu;
 
 /**
  * Whether a statement is the website's own or another service's (an e-service, an app), from its

@@ -114,6 +114,10 @@ export const STRINGS = {
     sv: `Bedömningen är äldre än ${years} år (${date}).`,
     en: `The assessment is more than ${years} year${years === 1 ? '' : 's'} old (${date}).`,
   }),
+  linkNotAPage: (list: readonly { text: string; url: string; from: string; why: string }[]): ReportText => ({
+    sv: `${list.length === 1 ? 'En länk' : `${list.length} länkar`} leder inte till någon sida (${list.map((l) => `”${l.text}” till ${l.url} på ${l.from}: ${l.why}`).join('; ')}).`,
+    en: `${list.length === 1 ? 'A link leads' : `${list.length} links lead`} to no page (${list.map((l) => `"${l.text}" to ${l.url} on ${l.from}: ${l.why}`).join('; ')}).`,
+  }),
   noNetwork: (list: readonly { url: string; why: string }[]): ReportText => ({
     sv: `Inget nätverk: ${pages(list.length).sv} kunde inte läsas (${list.map((p) => `${p.url}: ${p.why}`).join('; ')}).`,
     en: `No network: ${pages(list.length).en} could not be read (${list.map((p) => `${p.url}: ${p.why}`).join('; ')}).`,
