@@ -8,10 +8,19 @@
  * service makes on its own goes (WEBPERF_DNS_SERVERS, WEBPERF_ALLOW_TARGETS, WEBPERF_EXTRA_CA_CERTS;
  * private addresses refused), over https with the certificate verified. The answer must be a
  * RetireJS repository (RetireJS's own schema check, and jQuery among at least 20 libraries)
- * before it replaces the file; the file and its `.meta.json` (source, date, SHA-256) are replaced
- * by renames, so a reader sees the old data or the new, never half. Prints the new date.
+ * before it replaces the file. The download has an overall deadline (DOWNLOAD_DEADLINE_MS, all
+ * redirects included: a server that trickles is cut off) besides the idle timeout, and a size cap.
  *
- * Exit codes: 0 refreshed · 1 the download or the check failed (nothing written) · 2 bad usage.
+ * Replacing: both new files are written beside the old under temporary names, then the data is
+ * renamed over the old, then the `.meta.json` (source, date, SHA-256). Each file is replaced
+ * whole, but the two renames are not one: a reader in between sees the new data beside the old
+ * sidecar. The plugin's loader (plugins/software/retire-data.ts) therefore believes a sidecar only
+ * when its SHA-256 is that of the data it read (else it dates the data by the file's own time) and
+ * reads both again when either changes. If the second rename fails, the data has been replaced
+ * and the command says so (exit 1), not that nothing was written.
+ *
+ * Exit codes: 0 refreshed · 1 the download or the check failed (nothing written), or the data was
+ * replaced but its `.meta.json` was not (said so) · 2 bad usage.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -32,17 +41,46 @@ export const DATA_USAGE = `Usage:
       and replace the software test's copy (and its .meta.json); prints the new date
       --from   an https URL (default ${DEFAULT_FROM})
       --out    the file to replace (default plugins/software/data/jsrepository-v4.json)
+      the download must end within 180 s and 20 MB
 `;
 
 const MAX_BYTES = 20_000_000;
+/** No byte for this long ends the download. */
 const TIMEOUT_MS = 60_000;
+/** The whole download, redirects included, ends by then however the server trickles. */
+export const DOWNLOAD_DEADLINE_MS = 180_000;
 const MAX_REDIRECTS = 5;
+
+/** The data file was replaced, but its sidecar could not be: not "nothing was written". */
+export class SidecarNotWritten extends Error {
+  constructor(
+    readonly meta: RetireMeta,
+    readonly metaFile: string,
+    readonly cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = 'SidecarNotWritten';
+  }
+}
 
 type Fail = (message: string, code?: number) => never;
 
-/** One GET through the guard, certificate verified; the body, or a redirect's target. */
-function getOnce(guard: TargetGuard, url: URL): Promise<{ status: number; location?: string; body: Buffer }> {
-  return new Promise((resolve, reject) => {
+/** One GET through the guard, certificate verified, ended at `deadline` (epoch ms); the body, or a redirect's target. */
+function getOnce(guard: TargetGuard, url: URL, deadline: number, late: () => Error): Promise<{ status: number; location?: string; body: Buffer }> {
+  return new Promise<{ status: number; location?: string; body: Buffer }>((settle, fail) => {
+    const timer = setTimeout(() => {
+      const err = late();
+      req.destroy(err);
+      fail(err);
+    }, Math.max(0, deadline - Date.now()));
+    const resolve = (value: { status: number; location?: string; body: Buffer }) => {
+      clearTimeout(timer);
+      settle(value);
+    };
+    const reject = (err: Error) => {
+      clearTimeout(timer);
+      fail(err);
+    };
     const mod = url.protocol === 'https:' ? https : http;
     const req = mod.request(
       url,
@@ -77,13 +115,16 @@ function getOnce(guard: TargetGuard, url: URL): Promise<{ status: number; locati
   });
 }
 
-/** GET with redirects, every hop through the guard and over https. */
-async function download(guard: TargetGuard, raw: string): Promise<Buffer> {
+/** GET with redirects, every hop through the guard and over https, all of it within deadlineMs. */
+async function download(guard: TargetGuard, raw: string, deadlineMs: number): Promise<Buffer> {
+  const deadline = Date.now() + deadlineMs;
+  const late = () => new Error(`the download did not finish within ${deadlineMs / 1000} s`);
   let current = raw;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     const url = await guard.assertUrl(current);
     if (url.protocol !== 'https:') throw new Error(`${current} is not https`);
-    const res = await getOnce(guard, url);
+    if (Date.now() >= deadline) throw late();
+    const res = await getOnce(guard, url, deadline, late);
     if (res.location) {
       current = new URL(res.location, url).href;
       continue;
@@ -112,13 +153,17 @@ async function previousDate(metaFile: string): Promise<string | null> {
   }
 }
 
-export async function refreshRetire(config: Config, options: { from: string; out: string; now?: Date }): Promise<{ meta: RetireMeta; previous: string | null }> {
+/**
+ * Downloads, checks and replaces `out` and its sidecar. Rejects with SidecarNotWritten when the
+ * data was replaced but the sidecar was not; with any other error, nothing was replaced.
+ */
+export async function refreshRetire(config: Config, options: { from: string; out: string; now?: Date; deadlineMs?: number }): Promise<{ meta: RetireMeta; previous: string | null }> {
   const [{ guardFromConfig }, { countRepository, metaFileOf, parseRetireRepository, retire, sha256 }] = await Promise.all([
     import('../core/net/egress.js'),
     import('../plugins/software/retire-data.js'),
   ]);
   const guard = guardFromConfig(config);
-  const body = await download(guard, options.from);
+  const body = await download(guard, options.from, options.deadlineMs ?? DOWNLOAD_DEADLINE_MS);
   const text = body.toString('utf8');
   const repository = parseRetireRepository(text);
   validateWithRetire(text, retire);
@@ -134,12 +179,17 @@ export async function refreshRetire(config: Config, options: { from: string; out
   };
   const metaFile = metaFileOf(options.out);
   const previous = await previousDate(metaFile);
+  // Both written in full beside the old ones first; then data, then sidecar, each by one rename.
   const suffix = `.${process.pid}.tmp`;
   try {
     await writeFile(options.out + suffix, body);
     await writeFile(metaFile + suffix, `${JSON.stringify({ ...meta, fetched_at: now.toISOString() }, null, 1)}\n`);
     await rename(options.out + suffix, options.out);
-    await rename(metaFile + suffix, metaFile);
+    try {
+      await rename(metaFile + suffix, metaFile);
+    } catch (err) {
+      throw new SidecarNotWritten(meta, metaFile, err);
+    }
   } finally {
     await Promise.all([rm(options.out + suffix, { force: true }), rm(metaFile + suffix, { force: true })]);
   }
@@ -175,6 +225,13 @@ export async function dataCommand(config: Config, args: string[], fail: Fail): P
         `${previous ? ` (was ${previous})` : ''}, from ${from}\n`,
     );
   } catch (err) {
+    if (err instanceof SidecarNotWritten) {
+      fail(
+        `webperf data refresh-retire: ${path.basename(out)} was replaced (${err.meta.libraries} libraries, ${err.meta.vulnerabilities} vulnerabilities, from ${from}), ` +
+          `but ${path.basename(err.metaFile)} could not be: ${err.message}. Until it is, the software test dates the data by the file's own time; run the command again.`,
+        1,
+      );
+    }
     fail(`webperf data refresh-retire: ${err instanceof Error ? err.message : String(err)}; nothing was written`, 1);
   }
 }

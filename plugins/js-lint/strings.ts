@@ -45,9 +45,17 @@ export const STRINGS = {
     sv: `${names.length} skript är större än ${limit} och granskades inte: ${list(names.map((x) => x.sv), (m) => `och ${m} till`)}`,
     en: `${names.length} ${n(names.length, 'script is', 'scripts are')} larger than ${limit} and ${n(names.length, 'was', 'were')} not linted: ${list(names.map((x) => x.en), (m) => `and ${m} more`)}`,
   }),
-  outOfTime: (names: ReportText[]): ReportText => ({
-    sv: `Tiden för granskningen tog slut; ${names.length} skript granskades inte: ${list(names.map((x) => x.sv), (m) => `och ${m} till`)}`,
-    en: `The time for linting ran out; ${names.length} ${n(names.length, 'script was', 'scripts were')} not linted: ${list(names.map((x) => x.en), (m) => `and ${m} more`)}`,
+  timedOut: (names: ReportText[], seconds: number): ReportText => ({
+    sv: `${names.length} skript kunde inte granskas inom ${seconds} s per skript och granskades inte: ${list(names.map((x) => x.sv), (m) => `och ${m} till`)}`,
+    en: `${names.length} ${n(names.length, 'script', 'scripts')} could not be linted within ${seconds} s per script and ${n(names.length, 'was', 'were')} not linted: ${list(names.map((x) => x.en), (m) => `and ${m} more`)}`,
+  }),
+  failed: (names: ReportText[]): ReportText => ({
+    sv: `${names.length} skript fick granskningen att misslyckas (till exempel slut på minne) och granskades inte: ${list(names.map((x) => x.sv), (m) => `och ${m} till`)}`,
+    en: `${names.length} ${n(names.length, 'script', 'scripts')} made the linter fail (out of memory, for one) and ${n(names.length, 'was', 'were')} not linted: ${list(names.map((x) => x.en), (m) => `and ${m} more`)}`,
+  }),
+  outOfTime: (names: ReportText[], seconds: number): ReportText => ({
+    sv: `Tiden för granskningen (${seconds} s) tog slut; ${names.length} skript granskades inte: ${list(names.map((x) => x.sv), (m) => `och ${m} till`)}`,
+    en: `The time for linting (${seconds} s) ran out; ${names.length} ${n(names.length, 'script was', 'scripts were')} not linted: ${list(names.map((x) => x.en), (m) => `and ${m} more`)}`,
   }),
   summary: (linted: number, total: number, version: string, places: number): ReportText => ({
     sv: `${linted} av ${total} skript granskade med ESLint ${version} (no-eval, no-implied-eval, no-script-url, no-debugger): ${places} fynd.`,

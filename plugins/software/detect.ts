@@ -3,14 +3,16 @@
  * cookies of the page's own site, the served HTML and its meta generator (parse5), web analytics
  * (core/analytics.ts) and the scripts' libraries (RetireJS, then a banner for libraries it does
  * not know). Server-side software is read from the page's own site only: a third party's server
- * is not the site's to update. Libraries are read from every script the page ran.
+ * is not the site's to update. Libraries are read from every script the page ran, each through
+ * the run's ScriptScanner (script-scanner.ts: a worker thread, a deadline per script, a budget).
  */
 import { parse } from 'parse5';
 import { detectAnalytics } from '../../core/analytics.js';
 import { sameSite } from '../../core/gather/site.js';
 import type { Artifacts } from '../../core/plugin-api.js';
-import type { Repository, Vulnerability } from './retire-data.js';
-import { scanScript } from './retire-scan.js';
+import type { Vulnerability } from './retire-data.js';
+import { vulnerabilityIds } from './retire-scan.js';
+import type { ScriptScan } from './script-scanner.js';
 import {
   BANNER,
   COOKIE_RULES,
@@ -55,7 +57,9 @@ class Found {
     }
     if (resource && !d.resources.includes(resource) && d.resources.length < MAX_RESOURCES) d.resources.push(resource);
     if (!d.foundBy.includes(how)) d.foundBy.push(how);
-    for (const v of vulnerabilities) if (!d.vulnerabilities.includes(v)) d.vulnerabilities.push(v);
+    // Each copy of a library brings its own advisory objects: one advisory is one, by its ids.
+    const idsOf = (v: Vulnerability) => vulnerabilityIds(key, v).join(' ');
+    for (const v of vulnerabilities) if (!d.vulnerabilities.some((u) => idsOf(u) === idsOf(v))) d.vulnerabilities.push(v);
   }
 
   apply(rule: Rule, text: string, resource: string, how: string): void {
@@ -100,6 +104,31 @@ export function metaGenerators(html: string): string[] {
   return out;
 }
 
+/** A version as a generator writes it, one word: 1.124.0, v5.9.6, (4.5.3), 1.1.1k. */
+const VERSION_WORD = /^\(?v?(\d+(?:\.\d+)*[a-z]?)\)?[,;:]?$/i;
+
+/**
+ * The name and version in a generator no rule knows: its first part (up to " - ", ";", "," or
+ * "|"), whose last number-shaped word is the version and whose words before it the name, "Powered
+ * by" left out ("Powered by Slider Revolution 6.6.20 - responsive…" → Slider Revolution, 6.6.20).
+ */
+export function unknownGenerator(generator: string): { name: string; version: string | null } | null {
+  const first = generator.slice(0, 200).split(/\s[-–|]\s|[;,|]/)[0];
+  const words = first.trim().split(/\s+/);
+  let version: string | null = null;
+  let end = words.length;
+  for (let i = words.length - 1; i > 0; i--) {
+    const m = VERSION_WORD.exec(words[i]);
+    if (m) {
+      version = m[1];
+      end = i;
+      break;
+    }
+  }
+  const name = words.slice(0, end).join(' ').replace(/^powered\s+by\s+/i, '').replace(/[\s!:]+$/, '').slice(0, 60).trim();
+  return /[a-z]/i.test(name) ? { name, version } : null;
+}
+
 /** Every cookie name the page's own site set: the browser's jar and the Set-Cookie lines. */
 function firstPartyCookieNames(artifacts: Artifacts, pageHost: string): string[] {
   const names = new Set<string>();
@@ -115,11 +144,18 @@ function firstPartyCookieNames(artifacts: Artifacts, pageHost: string): string[]
   return [...names];
 }
 
+/** What became of each script the page ran, in the libraries scan (url '' for an inline script). */
+export interface ScriptScanned {
+  url: string;
+  status: ScriptScan['status'];
+}
+
 /**
- * Every piece of software the page load shows. Scanning scripts is the slow part: between two
- * scripts the event loop gets a turn and `signal` is checked, so a time limit can stop it.
+ * Every piece of software the page load shows, and what became of each script in the libraries
+ * scan. Scripts are scanned one by one through `scanner`, whose worker keeps the event loop free
+ * and whose signal can stop it at any time.
  */
-export async function detectSoftware(artifacts: Artifacts, repository: Repository, signal?: AbortSignal): Promise<Detection[]> {
+export async function detectSoftware(artifacts: Artifacts, scanner: { scan(script: { url: string; content: string | null }): Promise<ScriptScan> }): Promise<{ detections: Detection[]; scripts: ScriptScanned[] }> {
   const pageUrl = artifacts.finalUrl || artifacts.mainDocument.url;
   const pageHost = hostOf(pageUrl) ?? '';
   const found = new Found();
@@ -154,9 +190,8 @@ export async function detectSoftware(artifacts: Artifacts, repository: Repositor
       if (rule) found.apply(rule, generator, pageUrl, 'generator');
       else {
         // A generator no rule knows is still software the page names.
-        const m = /^(?<name>[a-z][\w.!-]*(?:\s[a-z][\w.!-]*){0,3}?)(?:\s+v?(?<version>\d+(?:\.\d+)*))?(?:\s|$)/i.exec(generator);
-        const name = m?.groups?.name.replace(/!$/, '');
-        if (name) found.add('tech', normaliseKey(name), m!.groups!.version ?? null, pageUrl, 'generator', [], name);
+        const unknown = unknownGenerator(generator);
+        if (unknown) found.add('tech', normaliseKey(unknown.name), unknown.version, pageUrl, 'generator', [], unknown.name);
       }
     }
   }
@@ -179,15 +214,17 @@ export async function detectSoftware(artifacts: Artifacts, repository: Repositor
     ...artifacts.scripts.map((s) => ({ url: s.url, content: s.content })),
     ...artifacts.network.filter((r) => r.resourceType === 'Script' && !artifacts.scripts.some((s) => s.url === r.url)).map((r) => ({ url: r.url, content: null })),
   ];
+  const scanned: ScriptScanned[] = [];
   for (const script of scripts) {
-    await new Promise((resolve) => setImmediate(resolve));
-    signal?.throwIfAborted();
-    const hits = scanScript(script, repository);
-    for (const hit of hits) found.add('js', normaliseKey(hit.component), hit.version, script.url || pageUrl, 'retire', hit.vulnerabilities);
-    if (hits.length === 0 && script.content) {
+    const result = await scanner.scan(script);
+    scanned.push({ url: script.url, status: result.status });
+    // A script not scanned in time is not guessed at: its banner could name a library RetireJS knows the flaws of.
+    if (result.status !== 'scanned') continue;
+    for (const hit of result.hits) found.add('js', normaliseKey(hit.component), hit.version, script.url || pageUrl, 'retire', hit.vulnerabilities);
+    if (result.hits.length === 0 && script.content) {
       const m = BANNER.exec(script.content.slice(0, 500));
       if (m?.groups?.name) found.add('js', normaliseKey(m.groups.name), m.groups.version ?? null, script.url || pageUrl, 'banner', [], displayNameOr(m.groups.name));
     }
   }
-  return found.list();
+  return { detections: found.list(), scripts: scanned };
 }

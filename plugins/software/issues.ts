@@ -3,7 +3,8 @@
  *
  * Per detection (enrich): known vulnerabilities (RetireJS for JavaScript libraries; the CVE lists
  * of data/server-software.json for nginx, Apache and OpenSSL); how many known releases are newer
- * (BEHIND levels); an end-of-life branch (data/server-software.json, against the run's time, or
+ * (BEHIND levels; a version older than the oldest release listed is BEHIND100, the lists being cut
+ * short); an end-of-life branch (data/server-software.json, against the run's time, or
  * RetireJS's end-of-life notices); an archived or long-unpushed source repository
  * (data/js-libraries.json, against the day that data was taken); an accessibility overlay.
  *
@@ -23,7 +24,7 @@ import { JS_DATA, SERVER_DATA } from './data.js';
 import type { Vulnerability } from './retire-data.js';
 import { MAX_RESOURCES, type Detection } from './detect.js';
 import { isEndOfLifeNotice, vulnerabilityIds } from './retire-scan.js';
-import { behindLevel, inBranch, isComparable, newerReleases } from './versions.js';
+import { behindLevel, inBranch, isComparable, newerReleases, olderThanListed } from './versions.js';
 
 export type BehindKey = NonNullable<ReturnType<typeof behindLevel>>;
 
@@ -50,6 +51,8 @@ export interface SoftwareIssues {
   newerReleases: number | null;
   latest: string | null;
   behind: BehindKey | null;
+  /** Older than the oldest release listed: BEHIND100 whatever newerReleases says (the list is cut short). */
+  olderThanListed: boolean;
   endOfLife: EndOfLifeFact | null;
   archived: boolean;
   /** UNMAINTAINED level in years (3..10), null when pushed to recently or not known. */
@@ -75,6 +78,7 @@ export function enrich(d: Detection, now: Date): SoftwareIssues {
     newerReleases: null,
     latest: null,
     behind: null,
+    olderThanListed: false,
     endOfLife: null,
     archived: false,
     unmaintainedYears: null,
@@ -88,6 +92,7 @@ export function enrich(d: Detection, now: Date): SoftwareIssues {
     for (const id of server.cves?.[d.version] ?? []) issues.vulnerabilities.push({ ids: [id], severity: null, summary: null, source: 'server-software' });
     if (version && server.releases.length) {
       issues.newerReleases = newerReleases(version, server.releases);
+      issues.olderThanListed = olderThanListed(version, server.releases);
       issues.latest = server.releases[0];
     }
     const eol = server.end_of_life.find((e) => inBranch(d.version!, e.branch) && (e.date === null || e.date < today));
@@ -99,6 +104,7 @@ export function enrich(d: Detection, now: Date): SoftwareIssues {
     if (library) {
       if (version && library.releases.length) {
         issues.newerReleases = newerReleases(version, library.releases);
+        issues.olderThanListed = olderThanListed(version, library.releases);
         issues.latest = library.releases[0];
       }
       issues.archived = library.archived;
@@ -112,7 +118,7 @@ export function enrich(d: Detection, now: Date): SoftwareIssues {
       issues.vulnerabilities.push(known(d.key, v));
     }
   }
-  if (issues.newerReleases !== null) issues.behind = behindLevel(issues.newerReleases);
+  if (issues.newerReleases !== null) issues.behind = issues.olderThanListed ? 'BEHIND100' : behindLevel(issues.newerReleases);
   return issues;
 }
 

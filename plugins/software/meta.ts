@@ -9,7 +9,8 @@ export const meta: PluginMeta = {
   active: true,
   categories: ['infosec', 'a11y'],
   requiredArtifacts: ['mainDocument', 'network', 'scripts', 'cookies'],
-  // Scanning every script against RetireJS's patterns takes a few seconds on a heavy page.
+  // The libraries scan is bounded inside run() (5 s per script, 30 s in all, in a worker thread:
+  // script-scanner.ts); this is the pipeline's limit above that budget and a worker's start.
   timeoutMs: 60_000,
   names: { sv: 'Mjukvara', en: 'Software', da: 'Software', no: 'Programvare', fi: 'Ohjelmisto', is: 'Hugbúnaður' },
   descriptions: {

@@ -1,12 +1,22 @@
 /**
  * RetireJS's repository of JavaScript libraries and their vulnerabilities, vendored in data/
  * (data/README.md) and refreshed by the operator with `webperf data refresh-retire`; read from
- * disk, and again when the file has changed. Kept apart from the version data (data.ts) so that
- * the refresh command loads only this.
+ * disk, and again when the file or its sidecar has changed. Kept apart from the version data
+ * (data.ts) so that the refresh command loads only this.
+ *
+ * The sidecar (`.meta.json`: source, date, SHA-256) is believed only when its SHA-256 is that of
+ * the data read: the refresh renames the data, then the sidecar, so a reader in between sees new
+ * data beside the old sidecar, and a refresh whose second rename failed leaves them so. The data
+ * is then dated by its file's own modification day, and read again once the sidecar changes.
+ *
+ * RetireJS's pseudo-entry "dont check" is not a library: its URL patterns (two without a capture
+ * group) name scripts RetireJS's browser extension never queues for scanning (firefox/lib/repo.js
+ * dontCheck, tested against the script's whole URL). It is taken out of the repository here and
+ * kept as `dontCheck`, for retire-scan.ts to skip those scripts the same way.
  */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { Repository } from 'retire/lib/types.js';
 
@@ -40,8 +50,22 @@ export interface RetireMeta {
 }
 
 export interface RetireData {
+  /** The libraries, without the "dont check" pseudo-entry. */
   repository: Repository;
+  /** The "dont check" entry's URL patterns (RegExp sources): scripts not scanned at all. */
+  dontCheck: string[];
   meta: RetireMeta;
+  /** False when the sidecar is not that of this data (its SHA-256 differs): meta.date is then the file's modification day. */
+  metaMatches: boolean;
+}
+
+/** The RetireJS repository's pseudo-entry of URLs not to scan. */
+export const DONT_CHECK = 'dont check';
+
+/** The repository without its "dont check" entry, and that entry's URL patterns. */
+export function splitDontCheck(repository: Repository): { repository: Repository; dontCheck: string[] } {
+  const { [DONT_CHECK]: entry, ...libraries } = repository;
+  return { repository: libraries, dontCheck: [...(entry?.extractors.uri ?? [])] };
 }
 
 /**
@@ -80,16 +104,43 @@ export function sha256(text: string | Buffer): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-let cached: { file: string; mtimeMs: number; size: number; data: RetireData } | null = null;
+/** A file's contents and the stat of the very file read (fstat of the open descriptor). */
+function readWithStat(file: string): { bytes: Buffer; stat: Stats } {
+  const fd = openSync(file, 'r');
+  try {
+    return { stat: fstatSync(fd), bytes: readFileSync(fd) };
+  } finally {
+    closeSync(fd);
+  }
+}
 
-/** The RetireJS repository and its sidecar, read again when the file has changed on disk. */
+const stamp = (stat: Stats) => `${stat.ino}:${stat.mtimeMs}:${stat.size}`;
+
+let cached: { file: string; key: string; data: RetireData } | null = null;
+
+/**
+ * The RetireJS repository and its sidecar, read again when either has changed on disk (a refresh
+ * renames new files in, so each read is of one whole file, the old or the new).
+ */
 export function loadRetire(file = RETIRE_REPOSITORY_FILE): RetireData {
-  const stat = statSync(file);
-  if (cached && cached.file === file && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.data;
-  const repository = parseRetireRepository(readFileSync(file, 'utf8'));
-  const meta = JSON.parse(readFileSync(metaFileOf(file), 'utf8')) as RetireMeta;
-  if (typeof meta.date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(meta.date)) throw new Error(`${metaFileOf(file)}: no date`);
-  const data = { repository, meta };
-  cached = { file, mtimeMs: stat.mtimeMs, size: stat.size, data };
-  return data;
+  const metaFile = metaFileOf(file);
+  if (cached && cached.file === file && cached.key === `${stamp(statSync(file))}|${stamp(statSync(metaFile))}`) return cached.data;
+  const data = readWithStat(file);
+  const sidecar = readWithStat(metaFile);
+  const meta = JSON.parse(sidecar.bytes.toString('utf8')) as RetireMeta;
+  if (typeof meta.date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(meta.date)) throw new Error(`${metaFile}: no date`);
+  const raw = parseRetireRepository(data.bytes.toString('utf8'));
+  const digest = sha256(data.bytes);
+  const metaMatches = meta.sha256 === digest;
+  const loaded: RetireData = {
+    ...splitDontCheck(raw),
+    // Not this data's sidecar: only its source is kept; the date is the file's own.
+    meta: metaMatches
+      ? meta
+      : { source_url: meta.source_url, date: data.stat.mtime.toISOString().slice(0, 10), sha256: digest, ...countRepository(raw), ...(meta.licence ? { licence: meta.licence } : {}) },
+    metaMatches,
+  };
+  // Keyed on the stats of the very files read: one renamed in since is read at the next call.
+  cached = { file, key: `${stamp(data.stat)}|${stamp(sidecar.stat)}`, data: loaded };
+  return loaded;
 }

@@ -101,7 +101,9 @@ const OVERLAYS: UrlRule[] = [
   { id: 'overlay-equalweb', re: onHost('nagich.com', 'nagich.co.il', 'equalweb.com'), anyHost: true, yields: [{ category: 'a11y_overlay', key: 'equalweb' }] },
   { id: 'overlay-userway', re: onHost('userway.org'), anyHost: true, yields: [{ category: 'a11y_overlay', key: 'userway' }] },
   { id: 'overlay-audioeye', re: onHost('audioeye.com'), anyHost: true, yields: [{ category: 'a11y_overlay', key: 'audioeye' }] },
-  { id: 'overlay-eye-able', re: /^https?:\/\/(?:[^/?#@]*\.)?eye-able(?:-cdn)?\.com(?::\d+)?(?:[/?#]|$)|\/eyeable\/(?:ea_dynamicloading_|[^?#]*eyeable\.js)/, anyHost: true, yields: [{ category: 'a11y_overlay', key: 'eye-able' }] },
+  // The self-hosted script: `/eyeable/ea_dynamicloading_…`, or a path holding `/eyeable/` and
+  // `eyeable.js`, checked from the start once (a lookahead), not from every `/eyeable/` to the end.
+  { id: 'overlay-eye-able', re: /^https?:\/\/(?:[^/?#@]*\.)?eye-able(?:-cdn)?\.com(?::\d+)?(?:[/?#]|$)|\/eyeable\/ea_dynamicloading_|^(?=[^?#]*\/eyeable\/)[^?#]*eyeable\.js/, anyHost: true, yields: [{ category: 'a11y_overlay', key: 'eye-able' }] },
   { id: 'overlay-accessibly', re: onHost('accessibly.app'), anyHost: true, yields: [{ category: 'a11y_overlay', key: 'accessibly' }] },
   { id: 'overlay-easeaccess24', re: onHost('easeaccess24.com', 'wcagready.com'), anyHost: true, yields: [{ category: 'a11y_overlay', key: 'easeaccess24' }] },
   { id: 'overlay-elementor-ally', re: /^https?:\/\/(?:[^/?#@]*\.)?elementor\.com(?::\d+)?\/a11y\//, anyHost: true, yields: [{ category: 'a11y_overlay', key: 'elementor-ally' }] },
@@ -118,7 +120,9 @@ export const URL_RULES: readonly UrlRule[] = [
   { id: 'wordpress-plugin', re: /\/wp-content\/plugins\/(?<name>[a-z0-9][a-z0-9_.-]*)\//, yields: [{ category: 'wordpress-plugin', version: null }] },
   { id: 'wordpress-theme', re: /\/wp-content\/themes\/(?<name>[a-z0-9][a-z0-9_.-]*)\//, yields: [{ category: 'wordpress-theme', version: null }] },
   { id: 'drupal-path', re: /\/sites\/(?:default|all)\/(?:files|modules|themes)\/|\/core\/misc\/drupal(?:\.init)?\.js|\/misc\/drupal\.js|\/core\/themes\/(?:olivero|claro|stable9?|classy)\//, yields: [cms('drupal'), tech('php')] },
-  { id: 'drupal-image-style', re: /\.(?:jpe?g|png|gif|webp)\?(?:[^#]*&)?itok=/, yields: [cms('drupal')] },
+  // Anchored, so that the path is read once: unanchored, `.png?` repeated made it rescan the rest
+  // of the URL from each one (160 KB took 5 s). The image is the path's; itok is a query parameter.
+  { id: 'drupal-image-style', re: /^[^?#]*\.(?:jpe?g|png|gif|webp)\?(?:[^#]*&)?itok=/, yields: [cms('drupal')] },
   { id: 'umbraco-path', re: /\/(?:umbraco|app_plugins)\//, yields: [cms('umbraco'), tech('asp.net')] },
   { id: 'joomla-path', re: /\/media\/(?:jui|system)\/(?:js|css)\/|\/components\/com_[a-z0-9_]+\//, yields: [cms('joomla'), tech('php')] },
   { id: 'typo3-path', re: /\/(?:typo3temp|typo3conf|typo3)\//, yields: [cms('typo3'), tech('php')] },

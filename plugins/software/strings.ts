@@ -62,6 +62,15 @@ export const STRINGS = {
     en: 'The page gave neither HTML nor any requests to read: its software could not be judged.',
   } satisfies ReportText,
 
+  notScanned: (count: number, urls: readonly string[], seconds: number, budget: number): ReportText => {
+    const shown = urls.slice(0, 5).join(', ');
+    const more = count - Math.min(count, 5);
+    return {
+      sv: `${count} skript kunde inte sökas igenom efter JavaScript-bibliotek i tid (${seconds} s per skript, ${budget} s totalt) och bedömdes inte: ${shown}${more ? ` och ${more} till` : ''}.`,
+      en: `${count} ${count === 1 ? 'script' : 'scripts'} could not be searched for JavaScript libraries in time (${seconds} s per script, ${budget} s in all) and ${count === 1 ? 'was' : 'were'} not judged: ${shown}${more ? ` and ${more} more` : ''}.`,
+    };
+  },
+
   cve: (ids: readonly string[], softwares: readonly string[], resources: readonly string[]): ReportText =>
     withLists(
       {

@@ -51,6 +51,18 @@ export function newerReleases(version: string, releases: readonly string[]): num
   return n;
 }
 
+/**
+ * The version is older than every release listed (and not of a listed release's branch). The
+ * lists are cut short (nginx's and WordPress's at 100 releases, OpenSSL's at 1.1.1k), so how many
+ * releases are really newer is not known, only that it is more than the list holds: such a version
+ * counts as BEHIND100 for every software (issues.ts).
+ */
+export function olderThanListed(version: string, releases: readonly string[]): boolean {
+  const listed = releases.filter(isComparable);
+  if (!isComparable(version) || listed.length === 0) return false;
+  return listed.every((release) => !release.startsWith(`${version}.`) && compareVersions(release, version) > 0);
+}
+
 /** Upstream's BEHIND levels: the issue key for that many newer releases, or null for none. */
 export function behindLevel(newer: number): 'BEHIND100' | 'BEHIND075' | 'BEHIND050' | 'BEHIND025' | 'BEHIND010' | 'BEHIND001' | null {
   if (newer >= 100) return 'BEHIND100';

@@ -22,7 +22,8 @@
 import t from 'tap';
 import { createProbes } from '../../core/net/probes.js';
 import { NOT_RATED, type TextResource } from '../../core/plugin-api.js';
-import jsLint, { MAX_SCRIPT_BYTES } from '../../plugins/js-lint/index.js';
+import { runPlugin } from '../../core/pipeline.js';
+import jsLint, { createJsLint, LINT_BUDGET_MS, MAX_PLACES_PER_RULE, MAX_SCRIPT_BYTES } from '../../plugins/js-lint/index.js';
 import { LOOPBACK_GUARD, makeArtifacts } from '../helpers/fixture-artifacts.js';
 import { findingsOf, mean, rate, rating, reportLines } from '../helpers/plugin-outcomes.js';
 
@@ -183,10 +184,96 @@ t.test('bounded: a script over 2 MB is named, not linted; the others are rated',
   t.equal(outcome.reports.sv.overall.split('\n')[1], `1 skript är större än 2 MB och granskades inte: ${PAGE}bundle.js`);
 });
 
-t.test('bounded: an aborted run lints nothing more and says so', async (t) => {
-  const result = await jsLint.run(withScripts(FIXTURE_SCRIPTS.slice(0, 2)), { probes, signal: AbortSignal.abort(), now: new Date('2026-11-27T00:00:00Z') });
-  t.equal(result.rating, NOT_RATED);
-  t.same(result.findings.map((f) => [f.rule, f.severity, f.count]), [['js-out-of-time', 'info', 2]]);
-  t.same((result.data as any).scripts.map((s: any) => s.status), ['not-linted', 'not-linted']);
-  t.equal(result.summary.en.split('\n')[1], `The time for linting ran out; 2 scripts were not linted: ${INLINE_1}, ${PAGE}a.js`);
+/** A script ESLint needs many seconds for (the review's: 21.9 s for 1.9 MB): every call a no-implied-eval place. */
+const SLOW = 'setTimeout("a");'.repeat(60_000);
+const NOW = new Date('2026-11-27T00:00:00Z');
+
+/** How many times a 10 ms interval fired while `work` ran: the event loop's turns. */
+async function ticksDuring<T>(work: T | Promise<T>): Promise<{ ticks: number; ms: number; result: T }> {
+  let ticks = 0;
+  const started = performance.now();
+  const interval = setInterval(() => ticks++, 10);
+  try {
+    const result = await work;
+    return { ticks, ms: performance.now() - started, result };
+  } finally {
+    clearInterval(interval);
+  }
+}
+
+t.test('bounded: a script past its deadline is named, its worker ended; the loop kept turning; the next script is linted', async (t) => {
+  const plugin = createJsLint({ scriptDeadlineMs: 300 });
+  const scripts = [
+    { url: `${PAGE}slow.js`, content: SLOW },
+    { url: `${PAGE}after.js`, content: 'debugger;\n' },
+  ];
+  const { ticks, ms, result } = await ticksDuring(plugin.run(withScripts(scripts), { probes, signal: new AbortController().signal, now: NOW }));
+  t.ok(ms < 5_000, `done in ${Math.round(ms)} ms, not the script's many seconds`);
+  t.ok(ticks >= 10, `the event loop turned while the worker linted (${ticks} ticks)`);
+  const data = result.data as any;
+  t.same(data.scripts.map((s: any) => [s.script, s.status, s.places]), [
+    [`${PAGE}slow.js`, 'timed-out', 0],
+    [`${PAGE}after.js`, 'linted', 1],
+  ]);
+  t.same(data.limits, { max_script_bytes: MAX_SCRIPT_BYTES, script_deadline_ms: 300, budget_ms: LINT_BUDGET_MS, max_places_per_rule: MAX_PLACES_PER_RULE });
+  // Only after.js is linted: no-debugger → standards 4.5, security 5, overall 4.75.
+  t.equal(result.rating, 4.75);
+  t.same(result.findings.filter((f) => f.severity === 'info').map((f) => [f.rule, f.category, f.count]), [['js-lint-timeout', 'webstandard', 1]]);
+  t.equal(result.summary.en.split('\n')[1], `1 script could not be linted within 0.3 s per script and was not linted: ${PAGE}slow.js`);
+  t.equal(result.summary.sv.split('\n')[1], `1 skript kunde inte granskas inom 0.3 s per skript och granskades inte: ${PAGE}slow.js`);
+});
+
+t.test('bounded: the 40 s budget, on a clock of the test\'s own: no script starts after it, none runs past it', async (t) => {
+  // The clock reads 0 at the start, then what each script finds: 10 s, 39.8 s (200 ms left, so
+  // the slow script is cut at 200 ms and counts as out of time, not as over its own 5 s), 40 s.
+  const readings = [0, 10_000, 39_800, 40_000, 41_000];
+  const plugin = createJsLint({ clock: () => readings.shift() ?? 50_000 });
+  const scripts = [
+    { url: `${PAGE}first.js`, content: 'eval("1");\n' },
+    { url: `${PAGE}slow.js`, content: SLOW },
+    { url: `${PAGE}late.js`, content: 'debugger;\n' },
+    { url: '', content: 'debugger;\n' },
+  ];
+  const { ms, result } = await ticksDuring(plugin.run(withScripts(scripts), { probes, signal: new AbortController().signal, now: NOW }));
+  t.ok(ms < 5_000, `done in ${Math.round(ms)} ms`);
+  t.same((result.data as any).scripts.map((s: any) => s.status), ['linted', 'not-linted', 'not-linted', 'not-linted']);
+  t.same(result.findings.filter((f) => f.severity !== 'resolved').map((f) => [f.rule, f.severity, f.count]), [
+    ['no-eval', 'error', 1],
+    ['js-out-of-time', 'info', 3],
+  ]);
+  t.equal(result.summary.en.split('\n')[1], `The time for linting (40 s) ran out; 3 scripts were not linted: ${PAGE}slow.js, ${PAGE}late.js, ${INLINE_1}`);
+});
+
+t.test('bounded: at most 20 places per rule are kept, every place is counted', async (t) => {
+  const scripts = [
+    { url: `${PAGE}a.js`, content: 'eval(1);\n'.repeat(15) + 'debugger;\n'.repeat(3) },
+    { url: `${PAGE}b.js`, content: 'eval(2);\n'.repeat(35) },
+  ];
+  const { outcome, result } = await rate(jsLint, withScripts(scripts), probes);
+  const data = outcome.data as any;
+  t.same(findingsOf(result)['no-eval'], { category: 'infosec', severity: 'error', count: 50 });
+  t.same(findingsOf(result)['no-debugger'], { category: 'webstandard', severity: 'error', count: 3 });
+  t.same(data.place_counts, { 'no-eval': 50, 'no-debugger': 3 });
+  t.same(data.scripts.map((s: any) => s.places), [18, 35]);
+  t.equal(data.places.filter((p: any) => p.rule === 'no-eval').length, MAX_PLACES_PER_RULE);
+  t.same(data.places.filter((p: any) => p.rule === 'no-eval').map((p: any) => `${p.script} ${p.line}`).slice(13), [
+    `${PAGE}a.js 14`, `${PAGE}a.js 15`, `${PAGE}b.js 1`, `${PAGE}b.js 2`, `${PAGE}b.js 3`, `${PAGE}b.js 4`, `${PAGE}b.js 5`,
+  ]);
+  t.equal(data.places.filter((p: any) => p.rule === 'no-debugger').length, 3);
+  t.match(outcome.reports.en.overall, /^2 of 2 scripts linted with ESLint .*: 53 findings\./);
+});
+
+t.test('an aborted run ends its worker mid-script and rejects with the reason; the pipeline says it was stopped', async (t) => {
+  const scripts = [{ url: `${PAGE}slow.js`, content: SLOW }, { url: `${PAGE}a.js`, content: 'debugger;\n' }];
+  // 1.5 s: the worker has started and is in the slow script, which needs several more seconds.
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(new Error('the job was cancelled')), 1_500);
+  const { ms } = await ticksDuring(t.rejects(Promise.resolve(jsLint.run(withScripts(scripts), { probes, signal: controller.signal, now: NOW })), { message: 'the job was cancelled' }));
+  t.ok(ms < 2_500, `stopped at once (${Math.round(ms)} ms), not after the script`);
+
+  const stop = new AbortController();
+  setTimeout(() => stop.abort(new Error('shutting down')), 1_500);
+  const outcome = await runPlugin(jsLint, withScripts(scripts), { probes, signal: stop.signal, now: NOW });
+  t.equal(outcome.error, 'stopped: shutting down');
+  t.notMatch(outcome.reports.en.overall, /ran out/);
 });

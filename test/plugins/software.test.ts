@@ -23,9 +23,14 @@ import path from 'node:path';
 import t from 'tap';
 import { runPlugin, type TestOutcome } from '../../core/pipeline.js';
 import type { Artifacts, CookieRecord, NetworkRecord, Probes } from '../../core/plugin-api.js';
-import plugin from '../../plugins/software/index.js';
+import { unknownGenerator } from '../../plugins/software/detect.js';
+import plugin, { createSoftware } from '../../plugins/software/index.js';
 import { ratingsOf, subRatings, unmaintainedYears } from '../../plugins/software/issues.js';
-import { behindLevel, compareVersions, inBranch, newerReleases } from '../../plugins/software/versions.js';
+import { DONT_CHECK, loadRetire } from '../../plugins/software/retire-data.js';
+import { MAX_CONTENT_CHARS, MAX_URL_PATH_CHARS, scanScript } from '../../plugins/software/retire-scan.js';
+import { HTML_RULES, URL_RULES } from '../../plugins/software/rules.js';
+import { SCAN_BUDGET_MS } from '../../plugins/software/script-scanner.js';
+import { behindLevel, compareVersions, inBranch, newerReleases, olderThanListed } from '../../plugins/software/versions.js';
 import { fixtureRoot, makeArtifacts } from '../helpers/fixture-artifacts.js';
 
 const NOW = new Date('2026-11-27T12:00:00Z');
@@ -330,4 +335,157 @@ t.test('a page with nothing to read is not rated', async (t) => {
   t.equal(outcome.rating, -1);
   t.strictSame(outcome.ratings, {});
   t.equal(outcome.reports.en.overall, 'The page gave neither HTML nor any requests to read: its software could not be judged.\nNot rated');
+});
+
+t.test("RetireJS's \"dont check\" entry is no library: scripts at its URLs are not scanned, as RetireJS's extension skips them", async (t) => {
+  const retire = loadRetire();
+  t.notOk(DONT_CHECK in retire.repository, 'taken out of the repository');
+  t.strictSame(retire.dontCheck, ['^http[s]?://(ssl|www).google-analytics.com/ga.js', '^http[s]?://apis.google.com/js/plusone.js', '^http[s]?://cdn.cxense.com/cx.js']);
+  const urls = ['https://apis.google.com/js/plusone.js', 'https://cdn.cxense.com/cx.js', 'https://www.google-analytics.com/ga.js', 'https://ssl.google-analytics.com/ga.js'];
+  // Before: plusone.js and cx.js threw (the patterns have no capture group), ga.js was the library "dont-check www".
+  const outcome = await run(page({ scripts: [...urls.map((u): [string, string] => [u, 'var x = 1;']), ['js/jquery-1.12.4.min.js', JQ1]] }));
+  t.equal(outcome.error, null);
+  t.strictSame(dataOf(outcome).detected.js, ['jQuery 1.12.4'], 'the other scripts are still scanned');
+  t.notOk(dataOf(outcome).software.some((s: any) => /dont/.test(s.key)));
+  t.match(dataOf(outcome).retire_scan, { scripts: 5, scanned: 1, dont_check: urls, dont_check_count: 4, not_scanned: [], not_scanned_count: 0 });
+});
+
+t.test('one advisory is listed once, however many copies of the library the page runs', async (t) => {
+  const outcome = await run(page({ scripts: [['a/jquery-1.12.4.min.js', JQ1], ['b/jquery-1.12.4.min.js', JQ1], ['c/jquery-1.12.4.min.js', JQ1]] }));
+  const [jquery] = dataOf(outcome).software;
+  t.equal(jquery.vulnerabilities.length, 5, 'not 15');
+  t.strictSame(jquery.resources, ['a', 'b', 'c'].map((d) => `${PAGE}${d}/jquery-1.12.4.min.js`));
+  t.strictSame(findings(outcome).cve, ['infosec', 'error', 5]);
+  t.equal(outcome.rating, 2.17, 'as one copy');
+});
+
+t.test('a generator no rule knows: the name before its last number-shaped word, "Powered by" left out', async (t) => {
+  const generators = [
+    'Site Kit by Google 1.124.0',
+    'All in One SEO (AIOSEO) 4.5.3',
+    'Powered by Slider Revolution 6.6.20 - responsive, Mobile-Friendly Slider Plugin for WordPress with comfortable drag and drop interface.',
+    'Mobirise v5.9.6, mobirise.com',
+    'Made with Kirby',
+  ];
+  const html = `<!DOCTYPE html><html lang="sv"><head><title>K</title>${generators.map((g) => `<meta name="generator" content="${g}">`).join('')}</head><body></body></html>`;
+  const outcome = await run(page({ html }));
+  t.strictSame(dataOf(outcome).detected.tech, ['All in One SEO (AIOSEO) 4.5.3', 'Made with Kirby', 'Mobirise 5.9.6', 'Site Kit by Google 1.124.0', 'Slider Revolution 6.6.20']);
+  t.strictSame(unknownGenerator('Site Kit by Google 1.124.0'), { name: 'Site Kit by Google', version: '1.124.0' });
+});
+
+t.test('older than the oldest release listed: BEHIND100 for any software, the list being cut short', async (t) => {
+  // OpenSSL's list (78 releases) begins at 1.1.1k: 1.0.2k is older than all of them, and far more
+  // than 100 releases behind. jQuery's (58) begins at 1.6.2: 1.4.2 likewise.
+  const outcome = await run(page({ headers: { server: 'Apache/2.4.6 (CentOS) OpenSSL/1.0.2k-fips' }, scripts: [['js/jquery-1.4.2.min.js', null]] }));
+  const software = dataOf(outcome).software;
+  t.match(software.find((s: any) => s.key === 'openssl'), { version: '1.0.2k', newer_releases: 78, older_than_listed: true, behind: 'BEHIND100' });
+  t.match(software.find((s: any) => s.key === 'jquery'), { version: '1.4.2', newer_releases: 58, older_than_listed: true, behind: 'BEHIND100' });
+  t.match(software.find((s: any) => s.key === 'apache'), { version: '2.4.6', older_than_listed: false });
+  t.equal(findings(outcome)['behind-100'][2], 2);
+  t.equal(olderThanListed('7.4', ['8.0.0', '7.4.33', '7.4.1']), false, 'a branch with listed releases is not older than them');
+  t.equal(olderThanListed('1.0.2k', ['3.0.0', '1.1.1k']), true);
+  t.equal(olderThanListed('1.1.1k', ['3.0.0', '1.1.1k']), false);
+});
+
+/** RetireJS's jQuery UI content pattern `(.*\n)*.*\.ui\.dialog` backtracks quadratically: 288 KB took 92 s. */
+const HOSTILE = '/*! jQuery UI 1.0\n'.repeat(16_000);
+
+/** How many times a 10 ms interval fired while `work` ran: the event loop's turns. */
+async function ticksDuring<T>(work: Promise<T>): Promise<{ ticks: number; ms: number; result: T }> {
+  let ticks = 0;
+  const started = performance.now();
+  const interval = setInterval(() => ticks++, 10);
+  try {
+    return { result: await work, ticks, ms: performance.now() - started };
+  } finally {
+    clearInterval(interval);
+  }
+}
+
+t.test('a crafted script is cut at its deadline in a worker; the loop kept turning; it is named, not guessed at; the rest is rated', async (t) => {
+  const plugin = createSoftware({ scriptDeadlineMs: 300 });
+  const artifacts = page({ scripts: [['js/ui.js', HOSTILE], ['js/jquery-1.12.4.min.js', JQ1]] });
+  const { ticks, ms, result: outcome } = await ticksDuring(runPlugin(plugin, artifacts, { probes: NO_PROBES, now: NOW }));
+  t.equal(outcome.error, null);
+  t.ok(ms < 5_000, `done in ${Math.round(ms)} ms, not in minutes`);
+  t.ok(ticks >= 10, `the event loop turned meanwhile (${ticks} ticks)`);
+  t.strictSame(dataOf(outcome).detected.js, ['jQuery 1.12.4'], 'the next script was scanned, in a fresh worker');
+  t.match(dataOf(outcome).retire_scan, {
+    limits: { script_deadline_ms: 300, budget_ms: SCAN_BUDGET_MS, max_content_chars: MAX_CONTENT_CHARS, max_url_path_chars: MAX_URL_PATH_CHARS },
+    scripts: 2, scanned: 1, not_scanned: [{ url: `${PAGE}js/ui.js`, reason: 'timed-out' }], not_scanned_count: 1,
+  });
+  t.strictSame(findings(outcome)['js-not-scanned'], ['infosec', 'info', 1]);
+  t.equal(outcome.rating, 2.17, 'rated on what was scanned');
+  t.equal(
+    outcome.reports.en.overall.split('\n')[1],
+    `1 script could not be searched for JavaScript libraries in time (0.3 s per script, ${SCAN_BUDGET_MS / 1000} s in all) and was not judged: ${PAGE}js/ui.js.`,
+  );
+});
+
+t.test("the scans' 30 s budget, on a clock of the test's own: none starts after it, none runs past it", async (t) => {
+  // The clock reads 0 when the run begins, then what each script finds: 10 s; 29.9 s (100 ms
+  // left: the crafted script is cut then, out of time rather than over its own 5 s); 30 s.
+  const readings = [0, 10_000, 29_900, 30_000];
+  const plugin = createSoftware({ clock: () => readings.shift() ?? 60_000 });
+  const artifacts = page({ scripts: [['js/jquery-1.12.4.min.js', JQ1], ['js/ui.js', HOSTILE], ['js/jquery.min.js', JQ3]] });
+  const { ms, result: outcome } = await ticksDuring(runPlugin(plugin, artifacts, { probes: NO_PROBES, now: NOW }));
+  t.ok(ms < 5_000, `done in ${Math.round(ms)} ms`);
+  t.strictSame(dataOf(outcome).detected.js, ['jQuery 1.12.4']);
+  t.strictSame(dataOf(outcome).retire_scan.not_scanned, [
+    { url: `${PAGE}js/ui.js`, reason: 'out-of-time' },
+    { url: `${PAGE}js/jquery.min.js`, reason: 'out-of-time' },
+  ]);
+  t.strictSame(findings(outcome)['js-not-scanned'], ['infosec', 'info', 2]);
+});
+
+t.test('the signal ends the scan at once, mid-script', async (t) => {
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(new Error('the job was cancelled')), 1_500);
+  const { ms, result: outcome } = await ticksDuring(runPlugin(plugin, page({ scripts: [['js/ui.js', HOSTILE]] }), { probes: NO_PROBES, signal: controller.signal, now: NOW }));
+  t.equal(outcome.error, 'stopped: the job was cancelled');
+  t.ok(ms < 2_500, `stopped in ${Math.round(ms)} ms`);
+});
+
+t.test('what RetireJS sees is capped: 2,000,000 characters of a text, URL paths up to 2,048 characters', async (t) => {
+  const { repository } = loadRetire();
+  const at = (offset: number) => scanScript({ url: '', content: `${';'.repeat(offset)}\n${JQ3}` }, repository).map((h) => `${h.component} ${h.version}`);
+  t.strictSame(at(1_000), ['jquery 3.7.1'], 'a banner within the cap is read');
+  t.strictSame(at(MAX_CONTENT_CHARS - 5), [], 'one past it is not');
+  // A long path of digits made RetireJS's version pattern backtrack: 100 KB took 12 s.
+  const started = performance.now();
+  const long = scanScript({ url: `https://cdn.example.com/${'1'.repeat(100_000)}/jquery-1.12.4.min.js`, content: null }, repository);
+  t.strictSame(long, []);
+  t.ok(performance.now() - started < 1_000);
+  t.strictSame(scanScript({ url: `https://cdn.example.com/${'a'.repeat(1_900)}/jquery-1.12.4.min.js`, content: null }, repository).map((h) => h.version), ['1.12.4']);
+});
+
+t.test('URL and HTML rules read a hostile input in linear time (the Drupal image-style and Eye-Able rules were quadratic)', async (t) => {
+  const fragments = ['.png?', '/eyeable/', '/wp-content/plugins/a', '/sites/default/', 'a.', ';jsessionid', '/components/com_', '/media/jui/', '1', '.aspx', '/-/media/', 'itok=&'];
+  for (const fragment of fragments) {
+    const url = `https://kommun.test/${fragment.repeat(Math.ceil(200_000 / fragment.length))}`;
+    for (const rule of URL_RULES) {
+      const started = performance.now();
+      rule.re.exec(url);
+      const ms = performance.now() - started;
+      if (ms > 250) t.fail(`${rule.id} took ${Math.round(ms)} ms on ${JSON.stringify(fragment)} × ${Math.ceil(200_000 / fragment.length)}`);
+    }
+  }
+  for (const fragment of ['class="', 'class="a ', 'drupalsettings', '/link/', '%2f', 'sv-']) {
+    const html = fragment.repeat(Math.ceil(200_000 / fragment.length));
+    for (const rule of HTML_RULES) {
+      const started = performance.now();
+      rule.re.exec(html);
+      const ms = performance.now() - started;
+      if (ms > 250) t.fail(`${rule.id} took ${Math.round(ms)} ms on ${JSON.stringify(fragment)}`);
+    }
+  }
+  // The rules still find what they are for.
+  const rule = (id: string) => URL_RULES.find((r) => r.id === id)!.re;
+  t.ok(rule('drupal-image-style').test('https://kommun.test/sites/default/files/styles/large/public/bild.png?itok=ab12'));
+  t.ok(rule('drupal-image-style').test('https://kommun.test/bild.jpg?h=1&itok=ab12'));
+  t.notOk(rule('drupal-image-style').test('https://kommun.test/bild.html?x=bild.png?itok=ab12'));
+  t.ok(rule('overlay-eye-able').test('https://kommun.test/eyeable/public/js/eyeable.js'));
+  t.ok(rule('overlay-eye-able').test('https://kommun.test/eyeable/ea_dynamicloading_x.js'));
+  t.ok(rule('overlay-eye-able').test('https://cdn.eye-able.com/configs/kommun.test.js'));
+  t.notOk(rule('overlay-eye-able').test('https://kommun.test/eyeable/readme.txt?eyeable.js'));
 });

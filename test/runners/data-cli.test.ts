@@ -2,16 +2,20 @@
  * `webperf data refresh-retire`, run as the operator runs it (the real CLI in its own process),
  * against raw.githubusercontent.com as a site of the test world (its real name, answered by the
  * world's DNS server; https with the suite's CA, which the CLI trusts as an operator configures
- * it: world.env()). Always into a temporary copy (--out), never over the vendored file.
+ * it: world.env()). Always into a temporary copy (--out), never over the vendored file. The
+ * overall download deadline is tried in this process (refreshRetire with a short deadline), and
+ * the plugin's loader (loadRetire) between and after the two renames of a refresh.
  */
 import { execFile } from 'node:child_process';
-import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { PROJECT_ROOT } from '../../core/config.js';
-import { countRepository, metaFileOf, parseRetireRepository, RETIRE_REPOSITORY_FILE, RETIRE_REPOSITORY_URL, sha256 } from '../../plugins/software/retire-data.js';
+import { loadConfig } from '../../core/config.js';
+import { countRepository, loadRetire, metaFileOf, parseRetireRepository, RETIRE_REPOSITORY_FILE, RETIRE_REPOSITORY_URL, sha256 } from '../../plugins/software/retire-data.js';
+import { refreshRetire } from '../../runners/data-cli.js';
 import { startWorld } from '../helpers/world/index.js';
 
 const exec = promisify(execFile);
@@ -43,6 +47,13 @@ await world.site('raw.githubusercontent.com', {
   handler: (req, res) => {
     const url = req.url ?? '/';
     if (url === '/moved') return void res.writeHead(302, { location: REPO_PATH }).end();
+    if (url === '/trickle') {
+      // A byte every 100 ms, never an end: no idle timeout ever fires.
+      res.writeHead(200, { 'content-type': 'application/json' }).write('{');
+      const drip = setInterval(() => res.write(' '), 100);
+      res.on('close', () => clearInterval(drip));
+      return;
+    }
     const answer = ANSWERS[url];
     if (!answer) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('404: Not Found');
     res.writeHead(answer[0], { 'content-type': 'text/plain; charset=utf-8' }).end(answer[1]);
@@ -92,6 +103,13 @@ const runs = {
   moved: refresh('moved', ['--from', 'https://raw.githubusercontent.com/moved']),
   bad: Promise.all(BAD.map(([p], i) => refresh(`bad-${i}`, ['--from', `https://raw.githubusercontent.com${p}`]))),
   guarded: refresh('guarded', [], world.env({ WEBPERF_ALLOW_TARGETS: '' })),
+  // The sidecar's name is taken by a folder: the data's rename succeeds, the sidecar's fails.
+  sidecarBlocked: (async () => {
+    const out = await copyOfVendored('blocked');
+    await rm(metaFileOf(out));
+    await mkdir(metaFileOf(out));
+    return { out, res: await webperf(['refresh-retire', '--out', out]) };
+  })(),
   usage: Promise.all([
     webperf(['refresh-retire', '--from', 'http://raw.githubusercontent.com/x.json', '--out', path.join(dir, 'never.json')]),
     webperf(['refresh-everything']),
@@ -151,4 +169,50 @@ t.test('bad usage: exit code 2', async (t) => {
   t.match(unknown.stderr, /^webperf data: unknown command "refresh-everything"\nUsage:\n {2}webperf data refresh-retire/);
   t.equal(help.code, 0);
   t.match(help.stdout, /^Usage:\n {2}webperf data refresh-retire \[--from URL\] \[--out FILE\]/);
+});
+
+t.test('when the data is replaced but its sidecar cannot be, the command says so, not "nothing was written"', async (t) => {
+  const { out, res } = await runs.sidecarBlocked;
+  t.equal(res.code, 1);
+  t.equal(res.stdout, '');
+  t.match(res.stderr, /^webperf data refresh-retire: blocked\.json was replaced \(75 libraries, \d+ vulnerabilities, from https:\/\/raw\.githubusercontent\.com\/RetireJS\/retire\.js\/master\/repository\/jsrepository-v4\.json\), but blocked\.meta\.json could not be: /);
+  t.match(res.stderr, /the software test dates the data by the file's own time; run the command again\.\n$/);
+  t.notMatch(res.stderr, /nothing was written/);
+  t.equal(await readFile(out, 'utf8'), served, 'the data was replaced');
+});
+
+t.test('the download has an overall deadline: a server that trickles a byte every 100 ms is cut off', async (t) => {
+  const out = await copyOfVendored('trickle');
+  const config = loadConfig({ ...process.env, ...world.env() });
+  const started = performance.now();
+  await t.rejects(refreshRetire(config, { from: 'https://raw.githubusercontent.com/trickle', out, deadlineMs: 1_500 }), { message: 'the download did not finish within 1.5 s' });
+  t.ok(performance.now() - started < 5_000);
+  t.equal(await readFile(out, 'utf8'), vendored, 'nothing was written');
+});
+
+t.test("the plugin's loader never pairs new data with the old sidecar's date, and reads a new sidecar", async (t) => {
+  const file = await copyOfVendored('reader');
+  const before = loadRetire(file);
+  t.equal(before.meta.date, '2026-08-22');
+  t.equal(before.metaMatches, true);
+  t.ok('retire-example' in before.repository);
+
+  // A refresh between its two renames: the new data is in place, the old sidecar still beside it.
+  await writeFile(`${file}.tmp`, served);
+  await utimes(`${file}.tmp`, new Date('2027-02-03T10:00:00Z'), new Date('2027-02-03T10:00:00Z'));
+  await rename(`${file}.tmp`, file);
+  const between = loadRetire(file);
+  t.notOk('retire-example' in between.repository, 'the new data');
+  t.equal(between.metaMatches, false, "the old sidecar's SHA-256 is not the new data's");
+  t.equal(between.meta.date, '2027-02-03', "dated by the data file's own time, not by the old sidecar (2026-08-22)");
+  t.equal(between.meta.sha256, sha256(served));
+
+  // The second rename: the new sidecar is read, though the data file did not change again.
+  const meta = { ...JSON.parse(await readFile(metaFileOf(file), 'utf8')), date: '2027-02-04', sha256: sha256(served) };
+  await writeFile(`${metaFileOf(file)}.tmp`, JSON.stringify(meta));
+  await rename(`${metaFileOf(file)}.tmp`, metaFileOf(file));
+  const after = loadRetire(file);
+  t.equal(after.metaMatches, true);
+  t.equal(after.meta.date, '2027-02-04');
+  t.equal(loadRetire(file), after, 'then cached');
 });

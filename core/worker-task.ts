@@ -1,0 +1,212 @@
+/**
+ * CPU-heavy work with a deadline, off the event loop. A WorkerTask runs the exported functions of
+ * one module in a worker thread (node:worker_threads), one call at a time. Synchronous work (a
+ * regular expression backtracking, a parser) cannot be interrupted from inside, so a call that
+ * passes its deadline, or the owner's AbortSignal, terminates the worker; the next call starts a
+ * fresh one. The worker starts at the first call, not before, and serves every later call until
+ * close(): one worker per owner (a plugin run), not one per item.
+ *
+ * Loading: there is no build step. The worker's entry is plain JavaScript
+ * (worker-task-entry.js) that registers tsx and then imports the module, because a worker does not
+ * inherit bin/webperf.js's programmatic `register()`. Workers are started with no execArgv, so the
+ * tests' `--import tsx` is not inherited either: the entry loads the module the same way under
+ * `npm start` and `npm test`.
+ */
+import { Worker, type ResourceLimits } from 'node:worker_threads';
+
+const ENTRY = new URL('./worker-task-entry.js', import.meta.url);
+/** How long a fresh worker may take to load its module (and run `init`) by default. */
+const START_MS = 30_000;
+
+/** A call ran past its deadline; its worker was terminated. */
+export class DeadlineError extends Error {
+  readonly deadlineMs: number;
+  constructor(deadlineMs: number) {
+    super(`not done within ${deadlineMs} ms`);
+    this.name = 'DeadlineError';
+    this.deadlineMs = deadlineMs;
+  }
+}
+
+type Callable = (...args: any[]) => unknown;
+/** The names of a module's exported functions. */
+type FunctionName<M> = { [K in keyof M]: M[K] extends Callable ? K : never }[keyof M] & string;
+type Args<F> = F extends (...args: infer A) => unknown ? A : never;
+type Result<F> = F extends (...args: any[]) => infer R ? Awaited<R> : never;
+
+export interface WorkerTaskOptions<M> {
+  /** Aborting terminates the worker; the pending call and every later one reject with the reason. */
+  signal?: AbortSignal;
+  /** A call each fresh worker makes before its first task: hands it data once, not with every call. */
+  init?: { [K in FunctionName<M>]: { fn: K; args: Args<M[K]> } }[FunctionName<M>];
+  /** Heap limits of the worker: running out ends the call with an error, not the process. */
+  resourceLimits?: ResourceLimits;
+  /** How long a fresh worker may take to load the module and run `init`; not part of any call's deadline. */
+  startMs?: number;
+}
+
+interface Reply {
+  id?: number;
+  ready?: true;
+  ok?: boolean;
+  value?: unknown;
+  error?: { name: string; message: string; stack?: string };
+}
+
+function revive(error: NonNullable<Reply['error']>): Error {
+  return Object.assign(new Error(error.message), { name: error.name, stack: error.stack });
+}
+
+/** The functions of `module` (a file URL; TypeScript is fine), run in a worker thread. */
+export class WorkerTask<M> {
+  readonly #module: URL;
+  readonly #options: WorkerTaskOptions<M>;
+  #worker: Worker | null = null;
+  #starting: Promise<Worker> | null = null;
+  #queue: Promise<unknown> = Promise.resolve();
+  /** Ends what is waiting on the worker now (a call or the start), with this reason. */
+  #stopWaiting: ((reason: unknown) => void) | null = null;
+  #ids = 0;
+  #started = 0;
+  #closed = false;
+
+  constructor(module: URL, options: WorkerTaskOptions<M> = {}) {
+    this.#module = module;
+    this.#options = options;
+    options.signal?.addEventListener('abort', this.#onAbort, { once: true });
+  }
+
+  /** How many workers were started so far: 0 until the first call; one more after each deadline or crash. */
+  get started(): number {
+    return this.#started;
+  }
+
+  /** Whether a worker is alive now. */
+  get running(): boolean {
+    return this.#worker !== null;
+  }
+
+  /**
+   * `module[fn](...args)` in the worker; arguments and result are copied (structured clone).
+   * Rejects with DeadlineError when it runs longer than `deadlineMs` (counted from the moment the
+   * worker is ready, not from its start-up), with the signal's reason when it aborts, and with the
+   * function's own error (message and name) when it throws.
+   */
+  call<K extends FunctionName<M>>(fn: K, args: Args<M[K]>, deadlineMs: number): Promise<Result<M[K]>> {
+    const run = this.#queue.then(() => this.#run(fn, args, deadlineMs));
+    this.#queue = run.catch(() => {});
+    return run as Promise<Result<M[K]>>;
+  }
+
+  /** Terminates the worker, if one runs; later calls reject. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#options.signal?.removeEventListener('abort', this.#onAbort);
+    this.#stopWaiting?.(new Error('the worker task was closed'));
+    const worker = this.#worker;
+    this.#forget(worker);
+    await worker?.terminate();
+  }
+
+  async #run(fn: string, args: unknown[], deadlineMs: number): Promise<unknown> {
+    const signal = this.#options.signal;
+    try {
+      signal?.throwIfAborted();
+      if (this.#closed) throw new Error('the worker task was closed');
+      const worker = await this.#ensure();
+      return await this.#send(worker, { fn, args }, deadlineMs, () => new DeadlineError(deadlineMs));
+    } catch (err) {
+      // Once the signal has aborted, that is the reason, whatever the worker's end looked like.
+      throw signal?.aborted ? signal.reason : err;
+    }
+  }
+
+  #ensure(): Promise<Worker> {
+    if (this.#starting) return this.#starting;
+    const worker = new Worker(ENTRY, { workerData: { module: this.#module.href }, execArgv: [], resourceLimits: this.#options.resourceLimits });
+    // An idle worker does not keep the process alive; a call's timer does while it runs.
+    worker.unref();
+    // Always listened to: an 'error' event nobody listens to would throw in this thread.
+    worker.on('error', () => this.#forget(worker));
+    worker.on('exit', () => this.#forget(worker));
+    this.#worker = worker;
+    this.#started++;
+    const startMs = this.#options.startMs ?? START_MS;
+    const starting = (async () => {
+      const began = performance.now();
+      const late = () => new Error(`the worker did not start within ${startMs} ms`);
+      await this.#send(worker, null, startMs, late);
+      const init = this.#options.init;
+      if (init) await this.#send(worker, { fn: init.fn, args: init.args }, Math.max(1, startMs - (performance.now() - began)), late);
+      return worker;
+    })();
+    this.#starting = starting;
+    starting.catch(() => this.#kill(worker));
+    return starting;
+  }
+
+  /** Posts a call (or, with null, waits for the worker's "ready") and waits for its reply, at most `ms`. */
+  #send(worker: Worker, call: { fn: string; args: unknown[] } | null, ms: number, late: () => Error): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const id = call ? ++this.#ids : 0;
+      const done = () => {
+        clearTimeout(timer);
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+        this.#stopWaiting = null;
+      };
+      const onMessage = (reply: Reply) => {
+        if (call ? reply.id !== id : !reply.ready) return;
+        done();
+        if (!call || reply.ok) resolve(reply.value);
+        else reject(revive(reply.error!));
+      };
+      const onError = (err: Error) => {
+        done();
+        this.#kill(worker);
+        reject(err);
+      };
+      const onExit = (code: number) => {
+        done();
+        reject(new Error(`the worker stopped (exit code ${code})`));
+      };
+      const timer = setTimeout(() => {
+        done();
+        this.#kill(worker);
+        reject(late());
+      }, ms);
+      this.#stopWaiting = (reason) => {
+        done();
+        reject(reason);
+      };
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+      if (!call) return;
+      try {
+        worker.postMessage({ id, ...call });
+      } catch (err) {
+        done();
+        reject(err);
+      }
+    });
+  }
+
+  #onAbort = () => {
+    this.#stopWaiting?.(this.#options.signal!.reason);
+    this.#kill(this.#worker);
+  };
+
+  #forget(worker: Worker | null): void {
+    if (!worker || this.#worker !== worker) return;
+    this.#worker = null;
+    this.#starting = null;
+  }
+
+  #kill(worker: Worker | null): void {
+    if (!worker) return;
+    this.#forget(worker);
+    worker.terminate().catch(() => {});
+  }
+}
