@@ -41,7 +41,7 @@
  * - Upstream's `no-network` (no HTML response) has no counterpart: the page load is this
  *   service's, and a page that could not be loaded is not rated by any plugin.
  */
-import { Linter } from 'eslint';
+import { createRequire } from 'node:module';
 import { definePlugin, NOT_RATED, type Finding, type ReportText, type TestPlugin } from '../../core/plugin-api.js';
 import { issueRatings } from '../../core/rating.js';
 import { DeadlineError, WorkerTask } from '../../core/worker-task.js';
@@ -64,6 +64,8 @@ const WORKER_START_MS = 10_000;
 /** A crafted script must not take the process's memory with it: the worker's heap ends there. */
 const WORKER_HEAP_MB = 1_024;
 const WORKER = new URL('./lint-worker.ts', import.meta.url);
+/** ESLint's version, read from its package file: ESLint itself is loaded by the worker only, not here too. */
+const ESLINT_VERSION = (createRequire(import.meta.url)('eslint/package.json') as { version: string }).version;
 
 /** The bounds of a run; tests give a short deadline or a clock of their own. */
 export interface JsLintLimits {
@@ -113,7 +115,7 @@ export function createJsLint(limits: Partial<JsLintLimits> = {}): TestPlugin {
       const scripts = artifacts.scripts.map((s) => ({ ...s, name: scriptName({ url: s.url, inline: s.url ? 0 : ++inline, page: artifacts.finalUrl }) }));
       const base = {
         linter: 'eslint',
-        version: Linter.version,
+        version: ESLINT_VERSION,
         rules: RULE_CATEGORY,
         no_inline_config: true,
         max_script_bytes: MAX_SCRIPT_BYTES,
@@ -216,7 +218,7 @@ export function createJsLint(limits: Partial<JsLintLimits> = {}): TestPlugin {
       return {
         ...issueRatings(findings, meta.categories),
         findings,
-        summary: withNotes(STRINGS.summary(linted, scripts.length, Linter.version, total)),
+        summary: withNotes(STRINGS.summary(linted, scripts.length, ESLINT_VERSION, total)),
         data,
       };
     },
