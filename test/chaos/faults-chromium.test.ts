@@ -14,6 +14,7 @@ import { queueRun } from '../../core/store/runs.js';
 import { running, spawnWebperf, stopProcess, until } from '../../chaos/processes.js';
 import { createTestDb } from '../helpers/db.js';
 import { seedSite } from '../helpers/seed.js';
+import { jobsAtRest } from '../helpers/runner.js';
 import { startWorld } from '../helpers/world/index.js';
 
 t.test('Chromium killed mid-gather: the runner survives, the job is retried on a relaunched browser and stores its run once', async (t) => {
@@ -56,10 +57,5 @@ t.test('Chromium killed mid-gather: the runner survives, the job is retried on a
   t.ok(running(relaunched), 'the new Chromium runs');
   const results = await db.selectFrom('test_results').select(['run_id', 'type_of_test', 'error']).orderBy('type_of_test').execute();
   t.same(results, [{ run_id: runId, type_of_test: 28, error: null }, { run_id: runId, type_of_test: 100, error: null }], 'stored once, each rated from the loaded page');
-  // graphile-worker records the job's completion just after the task has stored the run.
-  const jobsLeft = await until('graphile-worker completes the job', 30_000, async () => {
-    const jobs = await db.selectFrom('graphile_worker.jobs' as any).select('id' as any).execute();
-    return jobs.length === 0 ? jobs : undefined;
-  });
-  t.same(jobsLeft, [], 'the job is complete');
+  t.same(await jobsAtRest(db, 30_000), [], 'the job is complete');
 });

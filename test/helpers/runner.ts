@@ -5,6 +5,7 @@
  * probes and by the runner's Chromium alike. Stopped (and its Chromium closed) when the test ends.
  */
 import type { Runner } from 'graphile-worker';
+import { sql } from 'kysely';
 import { findChromium } from '../../core/config.js';
 import type { Db } from '../../core/db/database.js';
 import { TargetGuard } from '../../core/net/target-guard.js';
@@ -51,5 +52,21 @@ export async function runEnded(db: Db, runId: number, ms: number): Promise<{ sta
     if (run.status === 'done' || run.status === 'failed') return run;
     if (Date.now() > deadline) throw new Error(`run ${runId} still ${run.status} after ${ms} ms`);
     await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/**
+ * Waits (polling every 100 ms, at most `ms`) until graphile-worker holds no job locked, and returns
+ * the jobs left. A task stores its run before graphile-worker records the job complete or failed
+ * (and unlocks or deletes it), so a test that has seen the run end reads the queue through this.
+ */
+export async function jobsAtRest(db: Db, ms: number): Promise<Array<{ id: string; task_identifier: string; attempts: number; last_error: string | null }>> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const { rows } = await sql<{ id: string; task_identifier: string; attempts: number; last_error: string | null; locked: boolean }>`
+      select id, task_identifier, attempts, last_error, locked_by is not null as locked from graphile_worker.jobs order by id`.execute(db);
+    if (!rows.some((r) => r.locked)) return rows.map(({ locked: _, ...job }) => job);
+    if (Date.now() > deadline) throw new Error(`graphile-worker still holds ${rows.filter((r) => r.locked).length} job(s) locked after ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
   }
 }

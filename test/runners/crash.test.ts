@@ -23,32 +23,14 @@ import { createKey } from '../../core/store/keys.js';
 import { queueRun } from '../../core/store/runs.js';
 import { cleanupOrphanedChromium } from '../../runners/browser-pool.js';
 import { startWorker } from '../../runners/worker.js';
+import { running, until } from '../../chaos/processes.js';
 import { buildTestApi } from '../helpers/api.js';
 import { fixtureSite, testBrowserPool } from '../helpers/fixture-artifacts.js';
 import { seedLevel, seedSite } from '../helpers/seed.js';
+import { jobsAtRest } from '../helpers/runner.js';
 import { testWorld } from '../helpers/world/index.js';
 
 const BIN = path.join(PROJECT_ROOT, 'bin', 'webperf.js');
-
-/** Alive and not a zombie (an orphan's parent may never reap it). */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined | false> | T | undefined | false): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 async function finished(db: Db, runId: number, ms: number) {
   return until(`run ${runId} finished`, ms, async () => {
@@ -158,7 +140,7 @@ t.test('a runner killed mid-run: another runner finishes the run exactly once, a
   t.equal(orderRow.status, 'done');
   const quota = await app.inject({ url: '/quota/', headers });
   t.equal(quota.json().used, 2, 'credits charged once');
-  t.same(await db.selectFrom('graphile_worker.jobs' as any).select('id' as any).execute(), [], 'the job is complete');
+  t.same(await jobsAtRest(db, 30_000), [], 'the job is complete');
   const left = await db.selectFrom('runner_heartbeats').select('pid').execute();
   t.same(left.map((h) => h.pid), [process.pid], 'the dead runner\'s heartbeat is forgotten');
 });
