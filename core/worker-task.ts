@@ -6,6 +6,12 @@
  * fresh one. The worker starts at the first call, not before, and serves every later call until
  * close(): one worker per owner (a plugin run), not one per item.
  *
+ * Kept warm: loading a large module (ESLint, RetireJS) in a fresh worker costs seconds, so an owner
+ * may give its task `keep` (IdleWorkers: one per module, shared by the process's runs). close() then
+ * hands a healthy worker that is not in the middle of a call to it instead of terminating it, and
+ * the next task with the same key takes it instead of starting one. A worker that passed a deadline,
+ * crashed or was aborted is never kept; idle workers end after IdleWorkers' idleMs.
+ *
  * Loading: there is no build step. The worker's entry is plain JavaScript
  * (worker-task-entry.js) that registers tsx and then imports the module, because a worker does not
  * inherit bin/webperf.js's programmatic `register()`. Workers are started with no execArgv, so the
@@ -43,6 +49,82 @@ export interface WorkerTaskOptions<M> {
   resourceLimits?: ResourceLimits;
   /** How long a fresh worker may take to load the module and run `init`; not part of any call's deadline. */
   startMs?: number;
+  /**
+   * Where close() leaves a healthy worker, and where the first call looks for one first. `key`
+   * names what `init` handed it (the same key, the same data): a worker kept under another key is
+   * not taken.
+   */
+  keep?: { workers: IdleWorkers; key: unknown };
+}
+
+interface Idle {
+  worker: Worker;
+  key: unknown;
+  timer: NodeJS.Timeout;
+  onExit: () => void;
+}
+
+/**
+ * Started workers waiting for their next owner (WorkerTaskOptions.keep): at most `max`, each for at
+ * most `idleMs`. An idle worker does not keep the process alive. One per module, module-level.
+ */
+export class IdleWorkers {
+  readonly #max: number;
+  readonly #idleMs: number;
+  readonly #idle: Idle[] = [];
+
+  constructor(options: { max?: number; idleMs?: number } = {}) {
+    this.#max = options.max ?? 2;
+    this.#idleMs = options.idleMs ?? 60_000;
+  }
+
+  /** How many workers wait now. */
+  get size(): number {
+    return this.#idle.length;
+  }
+
+  /** A waiting worker kept under `key`, if any; workers kept under another key end. */
+  take(key: unknown): Worker | null {
+    for (const stale of this.#idle.filter((i) => i.key !== key)) this.#end(stale);
+    const found = this.#idle.shift();
+    if (!found) return null;
+    clearTimeout(found.timer);
+    found.worker.off('exit', found.onExit);
+    found.worker.off('error', found.onExit);
+    return found.worker;
+  }
+
+  /** Keeps `worker` (started with `key`'s init) for the next owner, or ends it when full. */
+  put(worker: Worker, key: unknown): void {
+    if (this.#idle.length >= this.#max) {
+      worker.terminate().catch(() => {});
+      return;
+    }
+    const entry: Idle = { worker, key, timer: setTimeout(() => void this.#end(entry), this.#idleMs), onExit: () => this.#drop(entry) };
+    entry.timer.unref();
+    // A worker that fails or ends while it waits is forgotten (and an 'error' event must have a listener).
+    worker.on('exit', entry.onExit);
+    worker.on('error', entry.onExit);
+    this.#idle.push(entry);
+  }
+
+  /** Ends every waiting worker. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#idle].map((i) => this.#end(i)));
+  }
+
+  #drop(entry: Idle): void {
+    const at = this.#idle.indexOf(entry);
+    if (at >= 0) this.#idle.splice(at, 1);
+    clearTimeout(entry.timer);
+  }
+
+  #end(entry: Idle): Promise<void> {
+    this.#drop(entry);
+    entry.worker.off('exit', entry.onExit);
+    entry.worker.off('error', entry.onExit);
+    return entry.worker.terminate().then(() => {}, () => {});
+  }
 }
 
 interface Reply {
@@ -62,6 +144,9 @@ export class WorkerTask<M> {
   readonly #module: URL;
   readonly #options: WorkerTaskOptions<M>;
   #worker: Worker | null = null;
+  /** The worker once it has started (loaded the module, run `init`): only such a worker is kept. */
+  #ready: Worker | null = null;
+  #onGone: (() => void) | null = null;
   #starting: Promise<Worker> | null = null;
   #queue: Promise<unknown> = Promise.resolve();
   /** Ends what is waiting on the worker now (a call or the start), with this reason. */
@@ -76,7 +161,10 @@ export class WorkerTask<M> {
     options.signal?.addEventListener('abort', this.#onAbort, { once: true });
   }
 
-  /** How many workers were started so far: 0 until the first call; one more after each deadline or crash. */
+  /**
+   * How many workers this task started so far: 0 until the first call (and when it took a kept
+   * worker); one more after each deadline or crash.
+   */
   get started(): number {
     return this.#started;
   }
@@ -98,14 +186,23 @@ export class WorkerTask<M> {
     return run as Promise<Result<M[K]>>;
   }
 
-  /** Terminates the worker, if one runs; later calls reject. */
+  /**
+   * Terminates the worker, if one runs, or leaves it to `keep` when it is ready and idle; later
+   * calls reject.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     this.#options.signal?.removeEventListener('abort', this.#onAbort);
-    this.#stopWaiting?.(new Error('the worker task was closed'));
     const worker = this.#worker;
+    const idle = worker !== null && worker === this.#ready && this.#stopWaiting === null;
+    this.#stopWaiting?.(new Error('the worker task was closed'));
     this.#forget(worker);
-    await worker?.terminate();
+    if (!worker) return;
+    worker.off('error', this.#onGone!);
+    worker.off('exit', this.#onGone!);
+    const keep = this.#options.keep;
+    if (idle && keep && !this.#options.signal?.aborted) keep.workers.put(worker, keep.key);
+    else await worker.terminate();
   }
 
   async #run(fn: string, args: unknown[], deadlineMs: number): Promise<unknown> {
@@ -123,13 +220,18 @@ export class WorkerTask<M> {
 
   #ensure(): Promise<Worker> {
     if (this.#starting) return this.#starting;
+    const keep = this.#options.keep;
+    const kept = keep?.workers.take(keep.key);
+    if (kept) {
+      this.#adopt(kept);
+      this.#ready = kept;
+      this.#starting = Promise.resolve(kept);
+      return this.#starting;
+    }
     const worker = new Worker(ENTRY, { workerData: { module: this.#module.href }, execArgv: [], resourceLimits: this.#options.resourceLimits });
     // An idle worker does not keep the process alive; a call's timer does while it runs.
     worker.unref();
-    // Always listened to: an 'error' event nobody listens to would throw in this thread.
-    worker.on('error', () => this.#forget(worker));
-    worker.on('exit', () => this.#forget(worker));
-    this.#worker = worker;
+    this.#adopt(worker);
     this.#started++;
     const startMs = this.#options.startMs ?? START_MS;
     const starting = (async () => {
@@ -138,6 +240,7 @@ export class WorkerTask<M> {
       await this.#send(worker, null, startMs, late);
       const init = this.#options.init;
       if (init) await this.#send(worker, { fn: init.fn, args: init.args }, Math.max(1, startMs - (performance.now() - began)), late);
+      if (this.#worker === worker) this.#ready = worker;
       return worker;
     })();
     this.#starting = starting;
@@ -198,9 +301,18 @@ export class WorkerTask<M> {
     this.#kill(this.#worker);
   };
 
+  /** Makes `worker` this task's: always listened to, as an 'error' event nobody listens to would throw in this thread. */
+  #adopt(worker: Worker): void {
+    this.#onGone = () => this.#forget(worker);
+    worker.on('error', this.#onGone);
+    worker.on('exit', this.#onGone);
+    this.#worker = worker;
+  }
+
   #forget(worker: Worker | null): void {
     if (!worker || this.#worker !== worker) return;
     this.#worker = null;
+    this.#ready = null;
     this.#starting = null;
   }
 

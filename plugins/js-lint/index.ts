@@ -26,8 +26,9 @@
  *   obeyed (linterOptions.noInlineConfig): see rules.ts.
  * - Bounded work, so that no page can stall the service or blow up its result:
  *   - a script over 2 MB (UTF-8) is not linted (info `js-too-large`, named);
- *   - ESLint runs in a worker thread (core/worker-task.ts; one per run, started at the first
- *     script to lint and reused), so the event loop keeps turning while it works;
+ *   - ESLint runs in a worker thread (core/worker-task.ts; one per run at a time, reused for its
+ *     scripts and kept warm for the process's next run), so the event loop keeps turning while it
+ *     works and ESLint is loaded once, not once per run;
  *   - each script has 5 s (SCRIPT_DEADLINE_MS, both parses together): a script still being linted
  *     then has its worker terminated and is named as not lintable in time (info `js-lint-timeout`);
  *     the next script gets a fresh worker;
@@ -44,7 +45,7 @@
 import { createRequire } from 'node:module';
 import { definePlugin, NOT_RATED, type Finding, type ReportText, type TestPlugin } from '../../core/plugin-api.js';
 import { issueRatings } from '../../core/rating.js';
-import { DeadlineError, WorkerTask } from '../../core/worker-task.js';
+import { DeadlineError, IdleWorkers, WorkerTask } from '../../core/worker-task.js';
 import type * as LintWorker from './lint-worker.js';
 import { meta } from './meta.js';
 import { JS_RULES, RULE_CATEGORY, type JsRule, type SourceType } from './rules.js';
@@ -64,6 +65,8 @@ const WORKER_START_MS = 10_000;
 /** A crafted script must not take the process's memory with it: the worker's heap ends there. */
 const WORKER_HEAP_MB = 1_024;
 const WORKER = new URL('./lint-worker.ts', import.meta.url);
+/** Workers that have loaded ESLint, waiting for the process's next run. */
+export const WARM = new IdleWorkers();
 /** ESLint's version, read from its package file: ESLint itself is loaded by the worker only, not here too. */
 const ESLINT_VERSION = (createRequire(import.meta.url)('eslint/package.json') as { version: string }).version;
 
@@ -130,8 +133,9 @@ export function createJsLint(limits: Partial<JsLintLimits> = {}): TestPlugin {
       const counts: Partial<Record<JsRule, number>> = {};
       const stored = new Map<JsRule, number>();
       const firstPlace = new Map<JsRule, { where: ReportText; line: number; column: number }>();
-      // Started at the first script to lint; terminated at a deadline or when the signal aborts.
-      const worker = new WorkerTask<typeof LintWorker>(WORKER, { signal, startMs: WORKER_START_MS, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
+      // Taken warm or started at the first script to lint; terminated at a deadline or when the
+      // signal aborts, else kept warm for the next run.
+      const worker = new WorkerTask<typeof LintWorker>(WORKER, { signal, startMs: WORKER_START_MS, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB }, keep: { workers: WARM, key: WORKER.href } });
       try {
         for (const s of scripts) {
           const bytes = Buffer.byteLength(s.content);

@@ -1,13 +1,14 @@
 /**
  * The page's scripts through RetireJS, in bounded time. Each script is scanned in a worker thread
- * (core/worker-task.ts running retire-worker.ts): one worker per plugin run, started at the first
- * script and reused, handed the run's repository once. A script gets SCRIPT_DEADLINE_MS; past it,
+ * (core/worker-task.ts running retire-worker.ts): one worker per plugin run at a time, handed the
+ * repository once. A healthy worker is kept warm for the next run (WARM) as long as the repository
+ * is the same object (loadRetire() returns a new one after a refresh). A script gets SCRIPT_DEADLINE_MS; past it,
  * the worker is terminated (a backtracking regular expression cannot be stopped otherwise), the
  * script counts as not scanned, and the next script gets a fresh worker. The scans of a run share
  * SCAN_BUDGET_MS: no scan starts after it and none runs past it. The plugin's signal terminates
  * the worker at once. Size caps are retire-scan.ts's (MAX_CONTENT_CHARS, MAX_URL_PATH_CHARS).
  */
-import { DeadlineError, WorkerTask } from '../../core/worker-task.js';
+import { DeadlineError, IdleWorkers, WorkerTask } from '../../core/worker-task.js';
 import type { RetireData } from './retire-data.js';
 import type { RetireHit } from './retire-scan.js';
 import type * as RetireWorker from './retire-worker.js';
@@ -21,6 +22,8 @@ const WORKER_START_MS = 10_000;
 /** A crafted script must not take the process's memory with it: the worker's heap ends there. */
 const WORKER_HEAP_MB = 512;
 const WORKER = new URL('./retire-worker.ts', import.meta.url);
+/** Workers that have loaded RetireJS and a repository, waiting for the process's next run. */
+export const WARM = new IdleWorkers();
 
 /** The bounds of a run's scans; tests give a short deadline or a clock of their own. */
 export interface ScanLimits {
@@ -57,6 +60,7 @@ export class ScriptScanner {
     this.#task = new WorkerTask<typeof RetireWorker>(WORKER, {
       signal,
       init: { fn: 'setRepository', args: [retire.repository, retire.dontCheck] },
+      keep: { workers: WARM, key: retire },
       startMs: WORKER_START_MS,
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
     });

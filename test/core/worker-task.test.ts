@@ -13,9 +13,11 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { PROJECT_ROOT } from '../../core/config.js';
-import { DeadlineError, WorkerTask } from '../../core/worker-task.js';
+import { DeadlineError, IdleWorkers, WorkerTask } from '../../core/worker-task.js';
 
 const TASKS = `
+import { threadId } from 'node:worker_threads';
+export function thread(): number { return threadId; }
 let data: { greeting: string } | null = null;
 let inits = 0;
 export function setUp(given: { greeting: string }): void { data = given; inits++; }
@@ -33,6 +35,7 @@ const MODULE = pathToFileURL(path.join(dir, 'tasks.mts'));
 await writeFile(MODULE, TASKS);
 
 type Tasks = {
+  thread(): number;
   setUp(given: { greeting: string }): void;
   greet(name: string): string;
   add(a: number, b: number): number;
@@ -115,6 +118,83 @@ t.test('a module that does not load rejects the call, not the process', async (t
   t.teardown(() => task.close());
   await t.rejects(task.call('add', [1, 2], 5_000));
   t.equal(task.running, false);
+});
+
+t.test('kept warm: a closed task leaves its ready, idle worker to the next task of the same key, set up once', async (t) => {
+  const warm = new IdleWorkers({ max: 1 });
+  t.teardown(() => warm.close());
+  const keep = { workers: warm, key: 'hej' };
+  const first = new WorkerTask<Tasks>(MODULE, { init: { fn: 'setUp', args: [{ greeting: 'Hej' }] }, keep });
+  t.equal(await first.call('greet', ['ett'], 5_000), 'Hej, ett (1)');
+  const thread = await first.call('thread', [], 5_000);
+  await first.close();
+  t.equal(warm.size, 1, 'kept, not terminated');
+  t.equal(first.running, false);
+
+  const second = new WorkerTask<Tasks>(MODULE, { init: { fn: 'setUp', args: [{ greeting: 'Hej' }] }, keep });
+  t.equal(await second.call('greet', ['två'], 5_000), 'Hej, två (1)', 'set up once, not again');
+  t.equal(await second.call('thread', [], 5_000), thread, 'the same thread');
+  t.equal(second.started, 0, 'no worker started');
+  t.equal(warm.size, 0, 'taken');
+  // A third task while the second holds the worker: a worker of its own; of the two closed, one is kept (max 1).
+  const third = new WorkerTask<Tasks>(MODULE, { init: { fn: 'setUp', args: [{ greeting: 'Hej' }] }, keep });
+  t.not(await third.call('thread', [], 5_000), thread, 'a worker of its own');
+  t.equal(third.started, 1);
+  await Promise.all([second.close(), third.close()]);
+  t.equal(warm.size, 1, 'at most max kept');
+  await t.rejects(second.call('add', [1, 1], 5_000), /closed/, 'a closed task refuses calls, its worker kept or not');
+
+  // Another key (another repository): the kept worker is ended, a fresh one set up with the new data.
+  const other = new WorkerTask<Tasks>(MODULE, { init: { fn: 'setUp', args: [{ greeting: 'Hallo' }] }, keep: { workers: warm, key: 'hallo' } });
+  t.equal(await other.call('greet', ['tre'], 5_000), 'Hallo, tre (1)');
+  t.equal(other.started, 1);
+  t.equal(warm.size, 0, 'the worker of the other key ended');
+  await other.close();
+  t.equal(warm.size, 1);
+});
+
+t.test('kept warm: never a worker that passed a deadline, was aborted or was mid-call; idle ones end after idleMs', async (t) => {
+  const warm = new IdleWorkers({ max: 4, idleMs: 300 });
+  t.teardown(() => warm.close());
+  const keep = { workers: warm, key: 'k' };
+
+  const late = new WorkerTask<Tasks>(MODULE, { keep });
+  await t.rejects(late.call('spin', [60_000], 200), DeadlineError);
+  await late.close();
+  t.equal(warm.size, 0, 'a deadline ended it: not kept');
+
+  const controller = new AbortController();
+  const aborted = new WorkerTask<Tasks>(MODULE, { keep, signal: controller.signal });
+  t.equal(await aborted.call('add', [1, 2], 5_000), 3);
+  controller.abort(new Error('stop'));
+  await aborted.close();
+  t.equal(warm.size, 0, 'aborted: not kept');
+
+  const busy = new WorkerTask<Tasks>(MODULE, { keep });
+  t.equal(await busy.call('add', [2, 2], 5_000), 4);
+  const inFlight = busy.call('spin', [60_000], 30_000);
+  await new Promise((r) => setTimeout(r, 100));
+  await busy.close();
+  await t.rejects(inFlight, /closed/);
+  t.equal(warm.size, 0, 'closed mid-call: not kept');
+
+  const idle = new WorkerTask<Tasks>(MODULE, { keep });
+  t.equal(await idle.call('add', [3, 3], 5_000), 6);
+  await idle.close();
+  t.equal(warm.size, 1);
+  await new Promise((r) => setTimeout(r, 600));
+  t.equal(warm.size, 0, 'ended after idleMs');
+
+  const kept = new WorkerTask<Tasks>(MODULE, { keep });
+  t.equal(await kept.call('add', [4, 4], 5_000), 8);
+  await kept.close();
+  t.equal(warm.size, 1);
+  const taker = new WorkerTask<Tasks>(MODULE, { keep });
+  t.equal(await taker.call('add', [5, 5], 5_000), 10);
+  t.equal(taker.started, 0);
+  await t.rejects(taker.call('spin', [60_000], 200), DeadlineError);
+  await taker.close();
+  t.equal(warm.size, 0, 'a kept worker that later passed a deadline is not kept again');
 });
 
 t.test('in a plain node that registers tsx as bin/webperf.js does (npm start)', async (t) => {
