@@ -1,7 +1,8 @@
 /**
- * `npm test`: starts a real PostgreSQL (embedded unless DATABASE_URL is set), migrates a template
- * database that every test file clones (graphile-worker's way), checks that the generated kysely
- * types have not drifted from the migrated schema, serves the fixture sites that many test files
+ * `npm test`: type-checks the project (for the whole suite, beside the set-up), starts a real
+ * PostgreSQL (embedded unless DATABASE_URL is set), migrates a template database that every test
+ * file clones (graphile-worker's way), checks that the generated kysely types have not drifted
+ * from the migrated schema, serves the fixture sites that many test files
  * load (their gathered start pages are shared through a cache folder made fresh for this run, see
  * loadFixture in test/helpers/fixture-artifacts.ts), then runs tap and ends with the failed
  * assertions, each with its file and subtests (test/helpers/tap-failures.ts), and one line
@@ -31,6 +32,14 @@ async function main(): Promise<number> {
     console.error('Chromium was not found: install it with `apt-get install chromium` (or set CHROMIUM_PATH).');
     return 1;
   }
+  const args = process.argv.slice(2);
+  const tapBin = path.join(PROJECT_ROOT, 'node_modules', '.bin', 'tap');
+  // The whole suite is type-checked first, beside the set-up (which mostly waits on PostgreSQL):
+  // a type error fails the run before any test does. tap is built with its plugins meanwhile too.
+  const typecheck = args.length === 0 ? runTypecheck() : null;
+  const tapBuilt = buildTapPlugins(tapBin);
+  tapBuilt.catch(() => {});
+  typecheck?.catch(() => {});
   let adminUrl: string;
   let stop = async () => {};
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'webperf-test-'));
@@ -77,9 +86,14 @@ async function main(): Promise<number> {
       sharedHosts[site.name] = site.address;
     }
 
-    const args = process.argv.slice(2);
-    const tapBin = path.join(PROJECT_ROOT, 'node_modules', '.bin', 'tap');
-    await buildTapPlugins(tapBin);
+    await tapBuilt;
+    const typeErrors = await typecheck;
+    if (typeErrors) {
+      process.stdout.write(typeErrors);
+      console.log('# the type check failed (tsc --noEmit): no test was run');
+      console.log('0 passed, 1 failed');
+      return 1;
+    }
     const env = {
       ...process.env,
       WEBPERF_TEST_ADMIN_URL: adminUrl,
@@ -206,6 +220,18 @@ async function writeFileTimes(times: { file: string; seconds: number }[]): Promi
  * notices still starts every test file with the plugins it was installed with: on a fresh clone
  * (CI) each file also loaded ts-node's loader. Built here first when the plugins differ.
  */
+/** `tsc --noEmit` (npm run typecheck): its output when it finds errors, else null. */
+function runTypecheck(): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', PROJECT_ROOT], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const output: string[] = [];
+    child.stdout.setEncoding('utf8').on('data', (c: string) => output.push(c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => output.push(c));
+    child.on('error', reject);
+    child.on('close', (code) => resolve(code === 0 ? null : output.join('') || `tsc exited with ${code}\n`));
+  });
+}
+
 async function buildTapPlugins(tapBin: string): Promise<void> {
   const { TapConfig } = await import('@tapjs/config');
   const config = await TapConfig.load();
