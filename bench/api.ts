@@ -19,7 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from '../core/db/kysely.js';
 import pg from 'pg';
 import { buildApp } from '../api/app.js';
 import { loadConfig } from '../core/config.js';

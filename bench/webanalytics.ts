@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import Fastify from 'fastify';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from '../core/db/kysely.js';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { buildApp } from '../api/app.js';

@@ -18,7 +18,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sql } from 'kysely';
+import { sql } from '../core/db/kysely.js';
 import { Pool, type Dispatcher } from 'undici';
 import { createDb, type Db } from '../core/db/database.js';
 import { ensureDatabase, startEmbeddedPostgres } from '../core/db/embedded.js';

@@ -13,7 +13,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from './db/kysely.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { answerClientError, MAX_HEADER_BYTES } from './net/lingering-close.js';
 

@@ -8,7 +8,7 @@
  *   (`created_at > now() - 30 days`), so credits free up continuously; there is no reset day.
  * - Available: ceiling − used, never below 0.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from './db/kysely.js';
 import net from 'node:net';
 import type { DB } from './db/schema.js';
 import { WebperfError } from './errors.js';

@@ -1,7 +1,7 @@
 /**
  * The initial schema. Frozen in time: never import app code here.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from '../core/db/kysely.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema

@@ -3,7 +3,7 @@
  * last alive, so that the jobs of a runner gone silent (SIGKILL, power loss) can be unlocked long
  * before graphile-worker's own 4-hour lock expiry. Frozen in time: never import app code here.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from '../core/db/kysely.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema

@@ -2,7 +2,7 @@
  * Webhooks that arrive: the initial schema's webhooks and webhook_deliveries tables get what
  * signing, rotation, retries and disabling need. Frozen in time: never import app code here.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from '../core/db/kysely.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema

@@ -2,7 +2,7 @@
  * Audits: progress on the audit row, and one row per crawled page, written as each page finishes
  * so that a runner that dies mid-audit resumes where it stopped. Frozen in time: never import app code.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from '../core/db/kysely.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema

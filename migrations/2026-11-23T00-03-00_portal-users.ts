@@ -3,7 +3,7 @@
  * server-side sessions, and who owns a portal-created API key or placed a portal order.
  * Frozen in time: never import app code here.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from '../core/db/kysely.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema

@@ -10,7 +10,7 @@
  * it back only if the version is still the one it read. Every site has a row from its insert on.
  * Frozen in time: never import app code here.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from '../core/db/kysely.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema

@@ -17,7 +17,7 @@
  *
  * Frozen in time: never import app code here.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from '../core/db/kysely.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
   // p_runs: [{"url": text | null, "private": boolean, "test_types": [int] | null}, ...]; a null url

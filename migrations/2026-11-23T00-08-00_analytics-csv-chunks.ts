@@ -14,7 +14,7 @@
  *
  * Frozen in time: never import app code here.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from '../core/db/kysely.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
   // The one definition of a bucket, shared by the trigger and the reader's queries.

@@ -27,7 +27,7 @@
  *
  * Frozen in time: never import app code here.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from '../core/db/kysely.js';
 
 const QUEUE_RUNS = sql.raw('queue_runs(integer, bigint, jsonb, text, integer)');
 

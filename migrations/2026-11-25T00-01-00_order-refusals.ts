@@ -16,7 +16,7 @@
  *
  * Frozen in time: never import app code here.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from '../core/db/kysely.js';
 
 const SIGNATURE = sql.raw('place_order(integer, integer, integer, text, integer, jsonb, jsonb, text, integer, integer)');
 

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { startHeldSite } from '../held-site.js';
 import path from 'node:path';
-import { sql } from 'kysely';
+import { sql } from '../../core/db/kysely.js';
 import { queueRun } from '../../core/store/runs.js';
 import { install } from '../installation.js';
 import { running, spawnWebperf, stopProcess, until, type WebperfProcess } from '../processes.js';

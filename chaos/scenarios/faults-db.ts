@@ -7,7 +7,7 @@
  * anything behind, and whether every queued run still ends done once.
  */
 import path from 'node:path';
-import { sql } from 'kysely';
+import { sql } from '../../core/db/kysely.js';
 import pg from 'pg';
 import { saveRunResults } from '../../core/store/runs.js';
 import { install } from '../installation.js';

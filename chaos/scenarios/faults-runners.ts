@@ -22,7 +22,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { sql } from 'kysely';
+import { sql } from '../../core/db/kysely.js';
 import type { Db } from '../../core/db/database.js';
 import { startWorld } from '../../test/helpers/world/index.js';
 import { startHeldSite, type HeldSite } from '../held-site.js';

@@ -5,7 +5,7 @@
  * due now and the webhook's failing clock moved back by the same step); the receiver comes back
  * after the simulated hour and every delivery must arrive exactly once with its webhook-id.
  */
-import { sql } from 'kysely';
+import { sql } from '../../core/db/kysely.js';
 import { findChromium } from '../../core/config.js';
 import { PluginRegistry } from '../../core/registry.js';
 import { saveRunResults } from '../../core/store/runs.js';

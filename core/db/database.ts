@@ -2,7 +2,7 @@
  * The kysely instance over pg. `Database` is generated from the migrated schema (schema.ts).
  */
 import type { EventEmitter } from 'node:events';
-import { CompiledQuery, Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, sql, type Transaction } from './kysely.js';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import type { DB } from './schema.js';

@@ -4,7 +4,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from './kysely.js';
 import { PROJECT_ROOT } from '../config.js';
 
 const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'migrations');

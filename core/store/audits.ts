@@ -3,7 +3,7 @@
  * as they finish (so a runner that dies resumes where it stopped), progress, and the result files.
  */
 import { randomBytes } from 'node:crypto';
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable } from '../db/kysely.js';
 import type { Db } from '../db/database.js';
 import type { AuditPages, Audits } from '../db/schema.js';
 import type { CrawledPage } from '../audit/crawl.js';

@@ -2,7 +2,7 @@
  * Enqueues graphile-worker jobs with SQL inside the caller's transaction, so that an order's rows
  * and its job commit together (core does not import graphile-worker).
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from '../db/kysely.js';
 
 export interface JobSpec {
   task: string;

@@ -9,7 +9,7 @@
  * transaction's events, once committed, straight to the listeners registered on the same Db
  * (`onLocalCacheEvent`): the API and the runner of one process share one Db.
  */
-import { sql, type Transaction } from 'kysely';
+import { sql, type Transaction } from '../db/kysely.js';
 import type { Db } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 

@@ -3,7 +3,7 @@
  * writes the order, its ledger row and its runs, and enqueues their jobs — all or nothing; the
  * SQL function place_order does it in one statement (one round trip).
  */
-import type { Transaction } from 'kysely';
+import type { Transaction } from '../db/kysely.js';
 import { executePrepared, type Db, type PreparedStatement } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import { WebperfError } from '../errors.js';

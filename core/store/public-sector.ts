@@ -1,7 +1,7 @@
 /**
  * The open public-sector list (GET /public-sector/): its websites and when it last changed.
  */
-import { sql } from 'kysely';
+import { sql } from '../db/kysely.js';
 import type { Db } from '../db/database.js';
 import { listPublicSector } from './sites.js';
 

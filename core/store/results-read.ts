@@ -7,7 +7,7 @@
  * Queries that name a site start from `sites` and left-join the data, so that one round trip also
  * tells "the site does not exist" (null) from "the site has nothing yet" (empty list).
  */
-import { sql } from 'kysely';
+import { sql } from '../db/kysely.js';
 import type { Db } from '../db/database.js';
 import type { ReportLang } from '../i18n/langs.js';
 import type { ReportSet } from '../report.js';

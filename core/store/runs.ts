@@ -3,7 +3,7 @@
  * transaction, together with the summaries read often: latest result per site and test type,
  * the site's scores, its monthly scores and its categories' averages.
  */
-import { sql, type Transaction } from 'kysely';
+import { sql, type Transaction } from '../db/kysely.js';
 import type { Db } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import { ANALYTICS_TYPE_OF_TEST } from '../analytics.js';

@@ -25,7 +25,7 @@
  * file twice changes nothing the second time.
  */
 import { parseString } from 'fast-csv';
-import { sql } from 'kysely';
+import { sql } from '../db/kysely.js';
 import { normaliseUrl, pageKey } from '../audit/normalise.js';
 import type { Db } from '../db/database.js';
 import { WebperfError } from '../errors.js';

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseString } from '@fast-csv/parse';
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable } from '../db/kysely.js';
 import { PROJECT_ROOT } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { DB } from '../db/schema.js';

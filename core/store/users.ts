@@ -10,7 +10,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
-import { sql } from 'kysely';
+import { sql } from '../db/kysely.js';
 import type { Db } from '../db/database.js';
 
 export type UserLevel = 'standard' | 'agency';

@@ -15,7 +15,7 @@
  * Read by cursor in bucket order, a few chunks at a time, so memory does not grow with the number
  * of sites, and a stale record is never served, whatever wrote the change.
  */
-import { sql, type Transaction } from 'kysely';
+import { sql, type Transaction } from '../db/kysely.js';
 import type { Db } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import { ROW_DELIMITER, renderAnalyticsRecord } from '../analytics-csv.js';

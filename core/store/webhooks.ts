@@ -5,7 +5,7 @@
  * right after; runners/tasks/deliver-webhook.ts sends them.
  */
 import { randomBytes } from 'node:crypto';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from '../db/kysely.js';
 import type { Db } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 

@@ -4,7 +4,7 @@
  * folders and every way of naming a path outside the audit's files.
  */
 import { unzipSync } from 'fflate';
-import { sql } from 'kysely';
+import { sql } from '../../core/db/kysely.js';
 import t from 'tap';
 import type { Db } from '../../core/db/database.js';
 import { buildAuditFiles } from '../../core/audit/summaries.js';

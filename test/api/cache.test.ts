@@ -8,7 +8,7 @@
  */
 import t, { type Test } from 'tap';
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql } from '../../core/db/kysely.js';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/app.js';
 import { CACHE_LISTENER_NAME } from '../../api/plugins/cache.js';

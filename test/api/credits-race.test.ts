@@ -4,7 +4,7 @@
  * ledger row, run and job, and each refused one is a 400 QUOTA_EXCEEDED that wrote nothing.
  */
 import t from 'tap';
-import { sql } from 'kysely';
+import { sql } from '../../core/db/kysely.js';
 import type { AddressInfo } from 'node:net';
 import type { Db } from '../../core/db/database.js';
 import { creditStatus } from '../../core/quota.js';

@@ -4,7 +4,7 @@
  * empty and oversized refusals, and that LIX is not charged.
  */
 import t from 'tap';
-import { sql } from 'kysely';
+import { sql } from '../../core/db/kysely.js';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../core/db/database.js';
 import { createKey } from '../../core/store/keys.js';

@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { sql } from 'kysely';
+import { sql } from '../../core/db/kysely.js';
 import { buildTestApi } from '../helpers/api.js';
 import { testBrowserPool } from '../helpers/fixture-artifacts.js';
 import { testWorld } from '../helpers/world/index.js';

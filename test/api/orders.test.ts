@@ -4,7 +4,7 @@
  * refusal that writes nothing, and the per-key rate limit of the premium routes.
  */
 import t from 'tap';
-import { sql } from 'kysely';
+import { sql } from '../../core/db/kysely.js';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../core/db/database.js';
 import type { PluginRegistry } from '../../core/registry.js';

@@ -6,7 +6,7 @@
 import { PassThrough } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
-import { sql } from 'kysely';
+import { sql } from '../../core/db/kysely.js';
 import { parseString } from 'fast-csv';
 import { buildApp } from '../../api/app.js';
 import { ANALYTICS_TOOLS } from '../../core/analytics.js';

@@ -9,7 +9,7 @@
 import type http from 'node:http';
 import t from 'tap';
 import { runOnce } from 'graphile-worker';
-import { sql } from 'kysely';
+import { sql } from '../../core/db/kysely.js';
 import { Webhook } from 'standardwebhooks';
 import { TargetGuard } from '../../core/net/target-guard.js';
 import type { Db } from '../../core/db/database.js';

@@ -14,7 +14,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
+import { sql } from '../../core/db/kysely.js';
 import pg from 'pg';
 import t from 'tap';
 import { createDb, isDatabaseUnavailable } from '../../core/db/database.js';

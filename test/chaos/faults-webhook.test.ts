@@ -7,7 +7,7 @@
  * it against the documented one, and moves the due job (and the webhook's failing clock) forward.
  */
 import type http from 'node:http';
-import { sql } from 'kysely';
+import { sql } from '../../core/db/kysely.js';
 import t from 'tap';
 import { Webhook } from 'standardwebhooks';
 import { findChromium } from '../../core/config.js';

@@ -5,7 +5,7 @@
  * probes and by the runner's Chromium alike. Stopped (and its Chromium closed) when the test ends.
  */
 import type { Runner } from 'graphile-worker';
-import { sql } from 'kysely';
+import { sql } from '../../core/db/kysely.js';
 import { findChromium } from '../../core/config.js';
 import type { Db } from '../../core/db/database.js';
 import { TargetGuard } from '../../core/net/target-guard.js';

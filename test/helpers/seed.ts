@@ -2,7 +2,7 @@
  * Arrange realistic data: sites in categories and premium levels, and test results stored the way
  * the runner stores them (core/store/runs.ts saveRunResults, which also keeps the summaries).
  */
-import { sql } from 'kysely';
+import { sql } from '../../core/db/kysely.js';
 import type { Db } from '../../core/db/database.js';
 import { NOT_RATED, type Category } from '../../core/plugin-api.js';
 import type { TestOutcome } from '../../core/pipeline.js';

@@ -12,7 +12,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
+import { sql } from '../../core/db/kysely.js';
 import t from 'tap';
 import { PROJECT_ROOT, findChromium } from '../../core/config.js';
 import type { Db } from '../../core/db/database.js';

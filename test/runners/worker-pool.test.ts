@@ -6,7 +6,7 @@
  * handlers when released, before they are ended: `npm start` stopping its embedded PostgreSQL
  * right after the runner was seen to die of it (test/runners/serve.test.ts, once in CI).
  */
-import { sql } from 'kysely';
+import { sql } from '../../core/db/kysely.js';
 import { Logger } from 'graphile-worker';
 import t from 'tap';
 import { workerPgPool } from '../../runners/worker-schema.js';

@@ -2,7 +2,7 @@
  * The job-lock queries of the runners' supervision: a lost end's job is unlocked only under the
  * very lock of the run that ended, and a runner never takes its own workers for silent.
  */
-import { sql } from 'kysely';
+import { sql } from '../../../core/db/kysely.js';
 import t from 'tap';
 import { addJob, beat, silentWorkerIds, unlockJobs } from '../../../core/store/jobs.js';
 import { createTestDb } from '../../helpers/db.js';

@@ -4,7 +4,7 @@
  * the same call inside a transaction give the same answers, and the connection holds the
  * prepared statement afterwards.
  */
-import { sql } from 'kysely';
+import { sql } from '../../../core/db/kysely.js';
 import t from 'tap';
 import { createDb } from '../../../core/db/database.js';
 import { placeOrder } from '../../../core/store/orders.js';

@@ -5,7 +5,7 @@
  * graphile-worker's jobs table through its indexes only, as counted by PostgreSQL itself for the
  * calling backend (pg_stat_xact_user_tables, before and after the call), and still queues exactly one job per run.
  */
-import { sql } from 'kysely';
+import { sql } from '../../../core/db/kysely.js';
 import t from 'tap';
 import { createDb } from '../../../core/db/database.js';
 import { RUN_JOB, queueRun } from '../../../core/store/runs.js';

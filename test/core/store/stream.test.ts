@@ -4,7 +4,7 @@
  * stream lasts, a finished stream leaves no timer behind, and one read without an answer in time
  * fails with "Query read timeout" without spoiling the pool.
  */
-import { sql } from 'kysely';
+import { sql } from '../../../core/db/kysely.js';
 import t from 'tap';
 import { createDb } from '../../../core/db/database.js';
 import { createTestDb } from '../../helpers/db.js';
