@@ -142,6 +142,10 @@ export interface ProbeResponse {
   url: string;
   status: number;
   headers: Record<string, string>;
+  /**
+   * The body's text, decoded as a browser decodes it (core/net/charset.ts): a byte-order mark, the
+   * Content-Type charset, a `<meta charset>` in an HTML body, else UTF-8.
+   */
   body: string;
   /** Every URL visited, the first one included. */
   chain: string[];

@@ -8,6 +8,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { isWebperfError } from '../errors.js';
 import type { DnsAnswer, ProbeResponse, Probes, TlsProbe } from '../plugin-api.js';
+import { decodeBody } from './charset.js';
 import type { TargetGuard } from './target-guard.js';
 
 /** The raw bytes behind a probe answer, for callers that read binary bodies (gzipped sitemaps). */
@@ -111,7 +112,7 @@ export function createProbes(guard: TargetGuard, options: ProbeOptions = {}): Pr
           current = new URL(location, url).href;
           continue;
         }
-        const answer: ProbeResponse = { url: current, status: res.status, headers: res.headers, body: res.bytes.toString('utf8'), chain };
+        const answer: ProbeResponse = { url: current, status: res.status, headers: res.headers, body: decodeBody(res.bytes, res.headers['content-type']), chain };
         BODIES.set(answer, { bytes: res.bytes, truncated: res.truncated });
         return answer;
       } catch (err) {

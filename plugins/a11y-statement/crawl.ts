@@ -3,7 +3,8 @@
  * "Om webbplatsen", "Tillgänglighet") are followed best first, across pages, up to MAX_PAGES
  * pages, every one read through the guarded, memoised probe. A statement about another service
  * (an e-service, an app) does not end the walk: the website's own is looked for further. A page
- * is read once, whichever links (or redirects) lead to it, and in the encoding it is served in.
+ * is read once, whichever links (or redirects) lead to it, and in the encoding it is served in
+ * (the probes decode it).
  *
  * What a followed link answered is one of three: a page, read; an answer that is no page (404,
  * 410, another client error, a document that is not HTML such as a PDF, an empty body), which says
@@ -11,7 +12,6 @@
  * a server error), which may hide it.
  */
 import type { Probes, ProbeResponse } from '../../core/plugin-api.js';
-import { pageText } from './charset.js';
 import { readPage, type Page } from './html.js';
 import { interestingLinks, pageKey, promisesStatement, sameSite, type Candidate } from './links.js';
 import { aboutOf, recognise, type About } from './rules.js';
@@ -153,7 +153,7 @@ export async function findStatement(start: Page, aliases: readonly string[], pro
       const finalKey = twinKey(answer.url);
       if (finalKey !== twinKey(c.url) && seen.has(finalKey)) continue;
       seen.add(finalKey);
-      const page = readPage(pageText(answer).text, answer.url);
+      const page = readPage(answer.body, answer.url);
       visit.statement = consider(page, c.depth, c);
       // A page on another site (a redirect away) may be the statement, but its links are not followed.
       if (sameSite(new URL(answer.url), site)) enqueue(page, c.depth);
