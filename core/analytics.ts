@@ -23,6 +23,9 @@
  *   cookies by name; `match` is the rule's substring for url and body evidence and the cookie's
  *   name for cookie evidence.
  * - Tools are sorted by name in code-unit order (the names are ASCII).
+ * - Cost: each signature is a substring search over every body (73 signatures: about 1 s per
+ *   20 MB of script, linear, no regular expression), so a page load is searched once
+ *   (analyticsOfPage), whichever test types ask.
  */
 import rulesFile from './data/analytics-rules.json' with { type: 'json' };
 import localRulesFile from './data/analytics-rules.local.json' with { type: 'json' };
@@ -189,4 +192,27 @@ export function detectAnalytics(input: AnalyticsInput): AnalyticsDetection[] {
   return [...evidence.entries()]
     .map(([tool, ev]) => ({ tool, evidence: ev }))
     .sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
+}
+
+/** What a page load holds that detection reads (the plugins' Artifacts). */
+export interface AnalyticsPage {
+  network: readonly { url: string }[];
+  mainDocument: { html: string };
+  scripts: readonly { content: string }[];
+  cookies: readonly { name: string }[];
+}
+
+const OF_PAGE = new WeakMap<AnalyticsPage, AnalyticsDetection[]>();
+
+/**
+ * The analytics tools a page load shows: its request URLs, its HTML and scripts, its cookies.
+ * Searched once per page load (the result is kept with the artifacts object); do not change it.
+ */
+export function analyticsOfPage(page: AnalyticsPage): readonly AnalyticsDetection[] {
+  let found = OF_PAGE.get(page);
+  if (!found) {
+    found = detectAnalytics({ urls: page.network.map((r) => r.url), bodies: [page.mainDocument.html, ...page.scripts.map((s) => s.content)], cookies: page.cookies });
+    OF_PAGE.set(page, found);
+  }
+  return found;
 }

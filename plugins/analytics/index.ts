@@ -8,7 +8,7 @@
  * json_check_data is `{ tools, detections }`: `tools` (sorted names) is what the runner stores per
  * site and test date for the agency CSV.
  */
-import { ANALYTICS_TOOLS, detectAnalytics } from '../../core/analytics.js';
+import { ANALYTICS_TOOLS, analyticsOfPage } from '../../core/analytics.js';
 import { meta } from './meta.js';
 import { definePlugin, NOT_RATED } from '../../core/plugin-api.js';
 import { STRINGS } from './strings.js';
@@ -17,11 +17,7 @@ import { STRINGS } from './strings.js';
 export default definePlugin({
   meta,
   run(artifacts) {
-    const detections = detectAnalytics({
-      urls: artifacts.network.map((r) => r.url),
-      bodies: [artifacts.mainDocument.html, ...artifacts.scripts.map((s) => s.content)],
-      cookies: artifacts.cookies,
-    });
+    const detections = analyticsOfPage(artifacts);
     const tools = detections.map((d) => d.tool);
     const head = tools.length > 0 ? STRINGS.found(tools) : STRINGS.none(ANALYTICS_TOOLS.length);
     const line = (lang: 'sv' | 'en') =>

@@ -7,7 +7,7 @@
  * the run's ScriptScanner (script-scanner.ts: a worker thread, a deadline per script, a budget).
  */
 import { parse } from 'parse5';
-import { detectAnalytics } from '../../core/analytics.js';
+import { analyticsOfPage } from '../../core/analytics.js';
 import { sameSite } from '../../core/gather/site.js';
 import type { Artifacts } from '../../core/plugin-api.js';
 import type { Vulnerability } from './retire-data.js';
@@ -202,11 +202,7 @@ export async function detectSoftware(artifacts: Artifacts, scanner: { scan(scrip
   }
 
   // Web analytics, first or third party.
-  const analytics = detectAnalytics({
-    urls: artifacts.network.map((r) => r.url),
-    bodies: [html, ...artifacts.scripts.map((s) => s.content)],
-    cookies: artifacts.cookies,
-  });
+  const analytics = analyticsOfPage(artifacts);
   for (const a of analytics) found.add('analytics', normaliseKey(a.tool), null, '', 'analytics', [], a.tool);
 
   // Libraries in the scripts the page ran (and script requests whose text was not kept).

@@ -19,7 +19,7 @@
  * the browser refused to store (Chromium blocks them by default) are read from their Set-Cookie
  * lines, so a site is judged on what it tries to set, not on this browser's settings.
  */
-import { detectAnalytics } from '../../core/analytics.js';
+import { analyticsOfPage } from '../../core/analytics.js';
 import { meta } from './meta.js';
 import { cookieHost, sameSite } from '../../core/gather/site.js';
 import { definePlugin, type CookieRecord, type Finding } from '../../core/plugin-api.js';
@@ -75,11 +75,7 @@ export default definePlugin({
     const totalThirdParty = hosts.reduce((sum, h) => sum + h.requests, 0);
 
     // Tools the page shows by URL or code tell shared cookies apart (_pk_id: Matomo or Piwik PRO).
-    const present = detectAnalytics({
-      urls: artifacts.network.map((r) => r.url),
-      bodies: [artifacts.mainDocument.html, ...artifacts.scripts.map((s) => s.content)],
-      cookies: [],
-    }).map((d) => d.tool);
+    const present = analyticsOfPage(artifacts).filter((d) => d.evidence.some((e) => e.kind !== 'cookie')).map((d) => d.tool);
     const declared = declaredCookies(artifacts.network);
     const nowS = Date.now() / 1000;
     const days = (seconds: number) => round(seconds / DAY_S, 1);

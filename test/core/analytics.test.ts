@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { ANALYTICS_RULES, ANALYTICS_TOOLS, analyticsCookieTool, analyticsCookieTools, COOKIE_ORIGINATORS, detectAnalytics } from '../../core/analytics.js';
+import { ANALYTICS_RULES, ANALYTICS_TOOLS, analyticsCookieTool, analyticsCookieTools, analyticsOfPage, COOKIE_ORIGINATORS, detectAnalytics } from '../../core/analytics.js';
 import { PROJECT_ROOT } from '../../core/config.js';
 import { fixtureRoot } from '../helpers/fixture-artifacts.js';
 
@@ -202,4 +202,18 @@ t.test('Google Analytics 4 through the Google tag is Google Analytics, a GTM- co
   t.same(both[0].evidence.filter((e) => e.kind === 'cookie').map((e) => e.match), ['_ga', '_ga_ABC123']);
   // The Google tag loading only an Ads id is neither tool.
   t.same(tools({ urls: ['https://www.googletagmanager.com/gtag/js?id=AW-123'] }), []);
+});
+
+t.test('a page load is searched once, whichever test types ask: the same detections as detectAnalytics', async (t) => {
+  const page = {
+    network: [{ url: 'https://www.googletagmanager.com/gtag/js?id=G-ABC123' }, { url: 'https://kommun.test/app.js' }],
+    mainDocument: { html: '<script>var _paq = window._paq = window._paq || [];</script>' },
+    scripts: [{ content: "gtag('config', 'G-ABC123');" }],
+    cookies: [{ name: '_pk_id.1.abcd' }, { name: '_ga' }],
+  };
+  const first = analyticsOfPage(page);
+  t.same(first, detectAnalytics({ urls: page.network.map((r) => r.url), bodies: [page.mainDocument.html, page.scripts[0].content], cookies: page.cookies }));
+  t.same(first.map((d) => d.tool), ['Google Analytics', 'Matomo']);
+  t.equal(analyticsOfPage(page), first, 'the second ask gets the first answer: not searched again');
+  t.not(analyticsOfPage({ ...page }), first, 'another page load is searched afresh');
 });
