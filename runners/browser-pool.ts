@@ -9,7 +9,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
 import { WebperfError } from '../core/errors.js';
 import { recordChromiumCrash, recordChromiumLaunch } from '../core/metrics.js';
 import { processAlive } from '../core/process-alive.js';
@@ -71,6 +71,8 @@ export class BrowserPool {
   private async launch(): Promise<Browser> {
     this.launches++;
     recordChromiumLaunch();
+    // Loaded at the first launch: a process that never starts Chromium does without its 130 modules.
+    const { default: puppeteer } = await import('puppeteer-core');
     const browser = await puppeteer.launch({
       executablePath: this.executablePath!,
       headless: true,

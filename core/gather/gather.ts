@@ -6,15 +6,13 @@
  * addresses are checked again afterwards. A page that fails to load is said why in plain words
  * where the site's answer tells (load-failure.ts: a bot check, an error status, TLS, the certificate).
  */
-import { navigationGather } from 'lighthouse/core/gather/navigation-runner.js';
-import { Runner } from 'lighthouse/core/runner.js';
-import { getFormatted } from 'lighthouse/shared/localization/format.js';
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import { WebperfError } from '../errors.js';
 import type { Artifacts, CookieRecord, LighthouseArtifact, Probes, TextResource } from '../plugin-api.js';
 import type { TargetGuard } from '../net/target-guard.js';
 import { networkFromDevtoolsLog } from './network.js';
 import { withGuardedLighthouseFetches } from './lighthouse-fetch.js';
+import { lighthouseModules, type LighthouseModules } from './lighthouse-modules.js';
 import { createProbes } from '../net/probes.js';
 import { untilAborted } from '../abort.js';
 import { runAxe } from './axe.js';
@@ -125,7 +123,7 @@ const constantSv = new Map<string, string>();
  * string in it, a few hundred milliseconds a page; this formats only those two, with the same
  * message ids, values and formatter.
  */
-function swedishAudits(lhr: any): Record<string, { title?: string; displayValue?: string }> {
+function swedishAudits(lhr: any, getFormatted: LighthouseModules['getFormatted']): Record<string, { title?: string; displayValue?: string }> {
   const out: Record<string, { title?: string; displayValue?: string }> = {};
   for (const [i18nId, instances] of Object.entries<any[]>(lhr.i18n?.icuMessagePaths ?? {})) {
     for (const instance of instances) {
@@ -153,9 +151,9 @@ function swedishAudits(lhr: any): Record<string, { title?: string; displayValue?
 }
 
 /** The part of Lighthouse's result the plugins read, in both report languages. */
-export function trimLighthouse(lhr: any): LighthouseArtifact {
+export function trimLighthouse(lhr: any, getFormatted: LighthouseModules['getFormatted']): LighthouseArtifact {
   // One run, both report languages: Lighthouse's own Swedish strings.
-  const sv = { audits: swedishAudits(lhr) };
+  const sv = { audits: swedishAudits(lhr, getFormatted) };
   const categories: LighthouseArtifact['categories'] = {};
   const auditRefs: LighthouseArtifact['auditRefs'] = {};
   for (const [id, c] of Object.entries<any>(lhr.categories ?? {})) {
@@ -294,6 +292,7 @@ function deafenLighthouseOnAbort(page: Page, signal: AbortSignal): () => void {
 
 async function gatherIn({ page, proxy }: GuardedPage, url: string, options: GatherOptions, signal: AbortSignal, onPageRefused: (url: string) => void, lap?: Laps): Promise<Artifacts> {
   const { guard } = options;
+  const { navigationGather, Runner, getFormatted } = await lighthouseModules();
   const blocked: string[] = [];
   const consoleErrors: string[] = [];
   page.on('console', (m) => {
@@ -375,7 +374,7 @@ async function gatherIn({ page, proxy }: GuardedPage, url: string, options: Gath
   if (scripts.length === 0) for (const content of inline.scripts) scripts.push({ url: '', content });
 
   lap?.next('gather:lighthouse-trim');
-  const lighthouseArtifact = options.needs?.lighthouse === false ? null : trimLighthouse(lhr);
+  const lighthouseArtifact = options.needs?.lighthouse === false ? null : trimLighthouse(lhr, getFormatted);
   return {
     requestedUrl: url,
     finalUrl,

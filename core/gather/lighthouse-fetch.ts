@@ -6,7 +6,7 @@
  * Lighthouse run, e.g. the benchmark's baseline), Lighthouse's own fetcher is used unchanged.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Fetcher } from 'lighthouse/core/gather/fetcher.js';
+import { lighthouseModules } from './lighthouse-modules.js';
 import type { Probes } from '../plugin-api.js';
 import { untilAborted } from '../abort.js';
 
@@ -15,11 +15,13 @@ let installed = false;
 
 type FetchResult = { content: string | null; status: number | null };
 
-function install(): void {
+async function install(): Promise<void> {
+  if (installed) return;
+  const { Fetcher } = await lighthouseModules();
   if (installed) return;
   installed = true;
   const original = Fetcher.prototype.fetchResource;
-  Fetcher.prototype.fetchResource = async function (this: Fetcher, url: string, options: { timeout: number } = { timeout: 2_000 }): Promise<FetchResult> {
+  Fetcher.prototype.fetchResource = async function (this: InstanceType<typeof Fetcher>, url: string, options: { timeout: number } = { timeout: 2_000 }): Promise<FetchResult> {
     const probes = current.getStore();
     if (!probes) return original.call(this, url, options);
     try {
@@ -35,7 +37,7 @@ function install(): void {
 }
 
 /** Runs `fn` (a Lighthouse run) with Lighthouse's own fetches routed through `probes`. */
-export function withGuardedLighthouseFetches<T>(probes: Probes, fn: () => Promise<T>): Promise<T> {
-  install();
+export async function withGuardedLighthouseFetches<T>(probes: Probes, fn: () => Promise<T>): Promise<T> {
+  await install();
   return current.run(probes, fn);
 }
