@@ -60,7 +60,7 @@ export const SCRIPT_DEADLINE_MS = 5_000;
 export const LINT_BUDGET_MS = 40_000;
 /** Places kept in data.places per rule; all are counted. */
 export const MAX_PLACES_PER_RULE = 20;
-/** The longest a fresh worker may take to load ESLint (on top of the budget, within meta.timeoutMs). */
+/** The longest a fresh worker may take to load ESLint and its rules (on top of the budget, within meta.timeoutMs). */
 const WORKER_START_MS = 10_000;
 /** A crafted script must not take the process's memory with it: the worker's heap ends there. */
 const WORKER_HEAP_MB = 1_024;
@@ -135,7 +135,7 @@ export function createJsLint(limits: Partial<JsLintLimits> = {}): TestPlugin {
       const firstPlace = new Map<JsRule, { where: ReportText; line: number; column: number }>();
       // Taken warm or started at the first script to lint; terminated at a deadline or when the
       // signal aborts, else kept warm for the next run.
-      const worker = new WorkerTask<typeof LintWorker>(WORKER, { signal, startMs: WORKER_START_MS, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB }, keep: { workers: WARM, key: WORKER.href } });
+      const worker = new WorkerTask<typeof LintWorker>(WORKER, { signal, init: { fn: 'warmUp', args: [] }, startMs: WORKER_START_MS, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB }, keep: { workers: WARM, key: WORKER.href } });
       try {
         for (const s of scripts) {
           const bytes = Buffer.byteLength(s.content);
