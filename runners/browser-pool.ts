@@ -45,11 +45,16 @@ export class BrowserPool {
   /**
    * `pidDir`: where this runner notes its Chromium's pid (see cleanupOrphanedChromium).
    * `extraArgs`: launch flags beyond CHROMIUM_ARGS (the extra trusted CAs, TargetGuard.trust).
+   * `ownSignals`: the process handles SIGINT, SIGTERM and SIGHUP itself and closes the pool as it
+   * stops (the service, runners/cli.ts); else puppeteer's own handlers end Chromium and the
+   * process on Ctrl-C (webperf test, webperf audit). Puppeteer adds its handlers at each launch,
+   * later than the service's start, and they would exit with 130 before the service has stopped.
    */
   constructor(
     private readonly executablePath: string | null,
     private readonly pidDir: string | null = null,
     private readonly extraArgs: readonly string[] = [],
+    private readonly ownSignals = false,
   ) {}
 
   private get pidFile(): string | null {
@@ -79,6 +84,7 @@ export class BrowserPool {
       args: [...CHROMIUM_ARGS, ...this.extraArgs],
       protocolTimeout: 120_000,
       pipe: true,
+      ...(this.ownSignals ? { handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false } : {}),
     });
     const pid = browser.process()?.pid;
     if (this.pidFile && pid) {

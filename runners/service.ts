@@ -78,7 +78,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       const pidDir = path.join(config.dataDir, 'chromium');
       const orphans = cleanupOrphanedChromium(pidDir);
       if (orphans.length > 0) log(`ended ${orphans.length} Chromium left behind by an earlier crash`);
-      const pool = new BrowserPool(config.chromiumPath, pidDir, guard.trust.chromiumArgs);
+      const pool = new BrowserPool(config.chromiumPath, pidDir, guard.trust.chromiumArgs, true);
       stops.push(() => pool.close());
       worker = await startWorker({
         db: database.db,
