@@ -7,6 +7,7 @@ import { makeWorkerUtils, parseCrontab, run, type Logger, type Runner, type Task
 import type { CruxSettings } from '../core/audit/crux.js';
 import type { Db } from '../core/db/database.js';
 import { SparePage } from '../core/gather/guarded-context.js';
+import { lighthouseModules } from '../core/gather/lighthouse-modules.js';
 import type { TargetGuard } from '../core/net/target-guard.js';
 import type { PluginRegistry } from '../core/registry.js';
 import type { BrowserPool } from './browser-pool.js';
@@ -109,6 +110,9 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
   const stopped = new AbortController();
   const state = { stopping: false };
   const ctx: PoolContext = { deps, logger, log, events, signal: stopped.signal, state };
+  // A runner loads pages: Lighthouse's modules are loaded before it takes a job, so that loading
+  // them (seconds of this process's event loop) never stalls an API answered beside a run.
+  await lighthouseModules();
   // The test jobs' next page load finds its browser context and page open (SparePage).
   const spare = new SparePage();
   const all = taskList({ ...deps, spare });

@@ -2,7 +2,8 @@
  * Lighthouse's modules, loaded at the first page load, not when the engine is imported. They are
  * about 1,500 ES modules (lodash-es alone is 625), 1.3 s of a process start, and 2.3 s under tsx,
  * whose loader thread each module import goes through: an operator command, the API or a test
- * file that never loads a page then starts without them.
+ * file that never loads a page then starts without them. A runner loads them as it starts
+ * (runners/worker.ts), before it takes a job.
  */
 import type { navigationGather as NavigationGather } from 'lighthouse/core/gather/navigation-runner.js';
 import type { Runner as LighthouseRunner } from 'lighthouse/core/runner.js';

@@ -110,9 +110,20 @@ t.test('npm start: one process, demo scores within two minutes, clean Ctrl-C, da
     // A GET is retried on a reset keep-alive connection, as HTTP clients do: while the demo run
     // keeps this process's event loop busy, the server's 5 s keep-alive timer can fire before it
     // reads a request already sent on the idle socket (noted in RELIABILITY.md).
-    const body = await fetch(`${first.api}/item/${first.siteId}`, { headers: { 'api-key': first.key } }).then((r) => r.json())
+    const res = await fetch(`${first.api}/item/${first.siteId}`, { headers: { 'api-key': first.key } })
       .catch((err: any) => { if (err?.cause?.code === 'ECONNRESET') return null; throw err; });
-    if (!body) continue;
+    if (!res) continue;
+    const body = await res.json();
+    // 503 DB_UNAVAILABLE is the documented answer to retry (Retry-After), as a client does.
+    if (res.status === 503 && body.error === 'DB_UNAVAILABLE') {
+      t.comment(`GET /item/ answered 503 ${body.message}; retried`);
+      await new Promise((r) => setTimeout(r, 1000));
+      continue;
+    }
+    if (res.status !== 200) {
+      t.fail(`GET /item/${first.siteId} answered ${res.status}: ${JSON.stringify(body)}`);
+      break;
+    }
     if (body.data.scores?.overall !== null && body.data.scores?.overall !== undefined) {
       scores = body.data.scores;
       break;
