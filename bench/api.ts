@@ -3,7 +3,7 @@
  * realistic history, side by side in one run with a bare Fastify route answering a constant.
  *
  *   npm run bench -- api
- *   node --import tsx bench/api.ts [--sites 4000] [--history-sites 100] [--seconds 5] [--connections 10]
+ *   node dist/bench/api.js [--sites 4000] [--history-sites 100] [--seconds 5] [--connections 10]
  *
  * The database is an embedded PostgreSQL in a temporary folder (or a fresh database on the server
  * of DATABASE_URL, dropped afterwards), seeded with set-based SQL and its summaries filled the way

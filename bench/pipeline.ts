@@ -32,7 +32,7 @@
  * job opens the first. A bare run opens its own context and page before its timer starts.
  *
  *   npm run bench -- pipeline
- *   node --import tsx bench/pipeline.ts [--rounds 3] [--naive-rounds N]
+ *   node dist/bench/pipeline.js [--rounds 3] [--naive-rounds N]
  *
  * `--naive-rounds` (default: as many as `--rounds`) runs C in only the first N rounds: C is two
  * minutes a round, so more rounds of A and B, the ratio with a goal, fit in the same time.

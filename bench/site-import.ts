@@ -7,7 +7,7 @@
  * sites, and that file as a dry run; and the first import's own work in this process (no CLI).
  *
  *   npm run bench -- site-import
- *   node --import tsx bench/site-import.ts [--rows 4000] [--rounds 3]
+ *   node dist/bench/site-import.js [--rows 4000] [--rounds 3]
  *
  * The database is an embedded PostgreSQL in a temporary folder (or a fresh database on the server
  * of DATABASE_URL, dropped afterwards), migrated, with the public-sector list imported as a

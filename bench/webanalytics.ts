@@ -6,7 +6,7 @@
  * so that "memory does not grow with the number of sites" is visible per size.
  *
  *   npm run bench -- webanalytics
- *   node --import tsx bench/webanalytics.ts [--sizes 1000,4000,16000,64000] [--rounds 7] [--memory-rounds 3]
+ *   node dist/bench/webanalytics.js [--sizes 1000,4000,16000,64000] [--rounds 7] [--memory-rounds 3]
  */
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';

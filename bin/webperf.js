@@ -1,9 +1,12 @@
 #!/usr/bin/env node
-// The `webperf` command: loads the TypeScript sources through tsx (no build step).
-import { register } from 'tsx/esm/api';
+// The `webperf` command: runs the JavaScript built from the TypeScript sources into dist/
+// (scripts/build.js). Whatever changed since the last build is built first, in one line on
+// stderr, so a stale build is never run; stack traces name the .ts files through the source maps.
+import { build } from '../scripts/build.js';
 
-register();
-const { main } = await import('../runners/cli.ts');
+process.setSourceMapsEnabled(true);
+await build({ dirs: ['core', 'plugins', 'api', 'runners', 'migrations'] });
+const { main } = await import('../dist/runners/cli.js');
 try {
   await main(process.argv.slice(2));
 } catch (err) {

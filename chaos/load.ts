@@ -17,7 +17,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PROJECT_ROOT } from '../core/config.js';
 import { sql } from '../core/db/kysely.js';
 import { Pool, type Dispatcher } from 'undici';
 import { createDb, type Db } from '../core/db/database.js';
@@ -32,7 +32,7 @@ import { outcome } from '../test/helpers/seed.js';
 /** Longest a single request may take before it counts as an error (no answer). */
 const REQUEST_MS = 30_000;
 
-const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = PROJECT_ROOT;
 
 /** A running service: its loopback base URL and a handle on its database. */
 export interface LoadService {

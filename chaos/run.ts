@@ -18,7 +18,7 @@ import type { ChaosRow, ChaosScenario } from './scenario.js';
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'scenarios');
 
 export async function loadScenarios(): Promise<ChaosScenario[]> {
-  const files = (await readdir(dir)).filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts')).sort();
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.js')).sort();
   const out: ChaosScenario[] = [];
   for (const f of files) {
     const mod = (await import(pathToFileURL(path.join(dir, f)).href)) as { default?: ChaosScenario };

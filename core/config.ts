@@ -7,7 +7,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseDnsServers } from './net/resolver.js';
 
-export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * Where the running JavaScript lives: dist/, the sources built (scripts/build.js). Code the service
+ * finds by path (plugins, migrations, worker entries) is looked up here.
+ */
+export const CODE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * The project: package.json, the TypeScript sources, node_modules, the data folder, and the files
+ * the code reads (fixture sites, RetireJS data). dist/'s parent.
+ */
+export const PROJECT_ROOT = path.basename(CODE_ROOT) === 'dist' ? path.dirname(CODE_ROOT) : CODE_ROOT;
 
 /** The service's configuration. */
 export interface Config {

@@ -11,11 +11,11 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { CATEGORIES, type TestPlugin } from './plugin-api.js';
 import { LANGS } from './i18n/langs.js';
-import { PROJECT_ROOT } from './config.js';
+import { CODE_ROOT, PROJECT_ROOT } from './config.js';
 import { testTypeCatalogue, type TestType } from './catalogue.js';
 
 /** Where the built-in plugins live: one folder per test type, each with an index.ts. */
-export const BUILTIN_PLUGIN_DIR = path.join(PROJECT_ROOT, 'plugins');
+export const BUILTIN_PLUGIN_DIR = path.join(CODE_ROOT, 'plugins');
 
 export class PluginRegistry {
   private readonly byId = new Map<number, TestPlugin>();
@@ -78,7 +78,7 @@ export function assertValidPlugin(plugin: TestPlugin): void {
 }
 
 /**
- * Imports every `<dir>/<folder>/index.ts` (or index.js) in folder-name order. Each folder's
+ * Imports every `<dir>/<folder>/index.js` (a built `plugins/<folder>/index.ts`) in folder-name order. Each folder's
  * default export must be a TestPlugin; anything else is an error naming the folder, so a broken
  * plugin stops the start rather than silently vanishing from the catalogue.
  */
@@ -92,8 +92,9 @@ export async function discoverPlugins(dir: string = BUILTIN_PLUGIN_DIR): Promise
   folders.sort();
   const out: TestPlugin[] = [];
   for (const folder of folders) {
-    const index = ['index.ts', 'index.js'].map((f) => path.join(dir, folder, f)).find((f) => existsSync(f));
-    if (!index) throw new Error(`Plugin folder ${path.join(dir, folder)} has no index.ts`);
+    // The built JavaScript: plugins/<folder>/index.ts is dist/plugins/<folder>/index.js.
+    const index = path.join(dir, folder, 'index.js');
+    if (!existsSync(index)) throw new Error(`Plugin folder ${path.join(dir, folder)} has no index.js`);
     const mod = (await import(pathToFileURL(index).href)) as { default?: unknown };
     const plugin = mod.default as TestPlugin;
     if (!plugin || typeof plugin !== 'object' || !('meta' in plugin) || !('run' in plugin)) {

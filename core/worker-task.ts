@@ -12,11 +12,9 @@
  * the next task with the same key takes it instead of starting one. A worker that passed a deadline,
  * crashed or was aborted is never kept; idle workers end after IdleWorkers' idleMs.
  *
- * Loading: there is no build step. The worker's entry is plain JavaScript
- * (worker-task-entry.js) that registers tsx and then imports the module, because a worker does not
- * inherit bin/webperf.js's programmatic `register()`. Workers are started with no execArgv, so the
- * tests' `--import tsx` is not inherited either: the entry loads the module the same way under
- * `npm start` and `npm test`.
+ * Loading: the worker's entry (worker-task-entry.ts, built beside this file) imports the module by
+ * its URL: the built JavaScript of the module, as everything in dist/ runs. Workers are started
+ * with no execArgv, so they load the same way under `npm start` and `npm test`.
  */
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 

@@ -1,5 +1,8 @@
 /**
- * `npm test`: type-checks the project (for the whole suite, beside the set-up), starts a real
+ * `npm test`: runs as dist/test/run.js once scripts/build.js has built what changed (the files tap
+ * runs are the built dist/test/**.test.js; a file is named by its source, test/x.test.ts, on the
+ * command line, in the output and in file-times.json). Type-checks the project (for the whole
+ * suite, beside the set-up), starts a real
  * PostgreSQL (embedded unless DATABASE_URL is set), migrates a template database that every test
  * file clones (graphile-worker's way), checks that the generated kysely types have not drifted
  * from the migrated schema, serves the fixture sites that many test files
@@ -104,7 +107,7 @@ async function main(): Promise<number> {
       WEBPERF_TEST_GATHER_CACHE: gatherCache,
     };
     // Named files or tap options: one tap, as asked. The whole suite: shares of equal time.
-    const runs = args.length > 0 ? [runTap(tapBin, ['--reporter=tap', ...args], env, false)] : await runShares(tapBin, env);
+    const runs = args.length > 0 ? [runTap(tapBin, ['--reporter=tap', ...args.map(builtTestFile)], env, false)] : await runShares(tapBin, env);
     const results = await Promise.all(runs);
     const num = (key: string) => results.reduce((sum, r) => sum + (r.failures.counts[key] ?? 0), 0);
     // A tap that ended badly without a failed assertion (a file that would not start) is a failure.
@@ -153,10 +156,11 @@ function runTap(tapBin: string, args: string[], env: NodeJS.ProcessEnv, share: s
       const lines = (partial + chunk).split('\n');
       partial = lines.pop() ?? '';
       for (const line of lines) {
-        const done = /^(not ok|ok) \d+ - (\S+\.test\.ts) # time=([\d.]+)ms/.exec(line);
+        const done = /^(not ok|ok) \d+ - (\S+\.test\.js) # time=([\d.]+)ms/.exec(line);
         if (!done) continue;
-        times.push({ file: done[2], seconds: Number(done[3]) / 1000 });
-        if (share) console.log(`# ${share}: ${done[1]} ${done[2]} (${(Number(done[3]) / 1000).toFixed(0)} s)`);
+        const file = sourceTestFile(done[2]);
+        times.push({ file, seconds: Number(done[3]) / 1000 });
+        if (share) console.log(`# ${share}: ${done[1]} ${file} (${(Number(done[3]) / 1000).toFixed(0)} s)`);
       }
     });
     child.on('close', (c) => {
@@ -184,7 +188,22 @@ async function runShares(tapBin: string, env: NodeJS.ProcessEnv): Promise<Promis
   const known = await readFileTimes();
   const shares = planShares(files, known, jobs);
   console.log(`# ${files.length} test files in ${shares.length} shares of about ${shares.map((s) => `${s.seconds.toFixed(0)} s`).join(', ')} (test/file-times.json)`);
-  return shares.map((s, i) => runTap(tapBin, ['--reporter=tap', '--jobs=1', ...s.files.sort()], env, `share ${i + 1}/${shares.length}`));
+  return shares.map((s, i) => runTap(tapBin, ['--reporter=tap', '--jobs=1', ...s.files.sort().map(builtTestFile)], env, `share ${i + 1}/${shares.length}`));
+}
+
+/**
+ * The built test file tap runs for a source file named on the command line (`test/x.test.ts` is
+ * `dist/test/x.test.js`); anything else (a tap option, a built file) as given.
+ */
+function builtTestFile(arg: string): string {
+  if (!/\.test\.ts$/.test(arg)) return arg;
+  const rel = path.relative(PROJECT_ROOT, path.resolve(arg));
+  return path.join('dist', rel.replace(/\.ts$/, '.js'));
+}
+
+/** The source file of a built test file: what people read, and file-times.json's key. */
+function sourceTestFile(built: string): string {
+  return built.replace(/^dist\//, '').replace(/\.js$/, '.ts');
 }
 
 /** Longest first, each to the share with the least time so far. */
@@ -216,7 +235,7 @@ async function writeFileTimes(times: { file: string; seconds: number }[]): Promi
 
 /**
  * tap builds its Test class with the configured plugins (package.json leaves out its TypeScript
- * plugin: tsx loads the sources) the first time it runs on a fresh install, but the run that
+ * plugin: the suite runs the JavaScript built into dist/) the first time it runs on a fresh install, but the run that
  * notices still starts every test file with the plugins it was installed with: on a fresh clone
  * (CI) each file also loaded ts-node's loader. Built here first when the plugins differ.
  */

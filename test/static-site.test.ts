@@ -8,13 +8,14 @@ import { request as httpRequest, Agent, type IncomingHttpHeaders } from 'node:ht
 import http2 from 'node:http2';
 import { request as httpsRequest } from 'node:https';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../core/config.js';
 import { startStaticSite, type StaticSite } from '../runners/static-site.js';
 import { startWorld, type World } from './helpers/world/index.js';
 
-const GOOD = fileURLToPath(new URL('./fixtures/sites/good/', import.meta.url));
-const FLAWED = fileURLToPath(new URL('./fixtures/sites/flawed/', import.meta.url));
-const DEMO = fileURLToPath(new URL('../runners/demo-site/', import.meta.url));
+const GOOD = path.join(PROJECT_ROOT, 'test', 'fixtures', 'sites', 'good') + path.sep;
+const FLAWED = path.join(PROJECT_ROOT, 'test', 'fixtures', 'sites', 'flawed') + path.sep;
+const DEMO = path.join(PROJECT_ROOT, 'runners', 'demo-site') + path.sep;
 
 const HTML = 'text/html; charset=utf-8';
 const TEXT = 'text/plain; charset=utf-8';

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { RouteTableEntry } from '../../api/context.js';
 import { ensureDatabase, startEmbeddedPostgres } from '../../core/db/embedded.js';
 
-const ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), 'api-process.ts');
+const ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), 'api-process.js');
 
 /** Memory of the API process after a full garbage collection. */
 export interface Memory {
@@ -39,7 +39,7 @@ export interface ApiProcess {
 /** Starts the API process; `env` adds settings (WEBPERF_RATE_LIMIT, WEBPERF_HTTP_* …). */
 export async function startApiProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<ApiProcess> {
   const child: ChildProcess = fork(ENTRY, [], {
-    execArgv: ['--expose-gc', '--import', 'tsx'],
+    execArgv: ['--expose-gc', '--enable-source-maps'],
     env: {
       ...process.env,
       NODE_ENV: 'chaos',

@@ -64,7 +64,7 @@ export const MAX_PLACES_PER_RULE = 20;
 const WORKER_START_MS = 10_000;
 /** A crafted script must not take the process's memory with it: the worker's heap ends there. */
 const WORKER_HEAP_MB = 1_024;
-const WORKER = new URL('./lint-worker.ts', import.meta.url);
+const WORKER = new URL('./lint-worker.js', import.meta.url);
 /** Workers that have loaded ESLint, waiting for the process's next run. */
 export const WARM = new IdleWorkers();
 /** ESLint's version, read from its package file: ESLint itself is loaded by the worker only, not here too. */

@@ -18,6 +18,7 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { closeSync, fstatSync, openSync, readFileSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
+import { PROJECT_ROOT } from '../../core/config.js';
 import type { Repository } from 'retire/lib/types.js';
 
 export type { Repository, Component, Vulnerability } from 'retire/lib/types.js';
@@ -25,7 +26,8 @@ export type { Repository, Component, Vulnerability } from 'retire/lib/types.js';
 /** RetireJS's matching and range logic (retire 5.7.0, Apache-2.0), the code its CLI runs. */
 export const retire = createRequire(import.meta.url)('retire/lib/retire.js') as typeof import('retire/lib/retire.js');
 
-export const DATA_DIR = path.join(import.meta.dirname, 'data');
+/** In the source tree, not dist/: `webperf data refresh-retire` replaces the repository file there. */
+export const DATA_DIR = path.join(PROJECT_ROOT, 'plugins', 'software', 'data');
 /** The vendored RetireJS repository; its sidecar `.meta.json` holds its source and date. */
 export const RETIRE_REPOSITORY_FILE = path.join(DATA_DIR, 'jsrepository-v4.json');
 /** The RetireJS repository file the refresh command downloads by default. */

@@ -21,7 +21,7 @@ export const SCAN_BUDGET_MS = 30_000;
 const WORKER_START_MS = 10_000;
 /** A crafted script must not take the process's memory with it: the worker's heap ends there. */
 const WORKER_HEAP_MB = 512;
-const WORKER = new URL('./retire-worker.ts', import.meta.url);
+const WORKER = new URL('./retire-worker.js', import.meta.url);
 /** Workers that have loaded RetireJS and a repository, waiting for the process's next run. */
 export const WARM = new IdleWorkers();
 

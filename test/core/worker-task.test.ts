@@ -1,9 +1,8 @@
 /**
- * core/worker-task.ts: the functions of a TypeScript module run in a worker thread, one call at a
- * time, each with a deadline. The module is written to a temporary folder (`.mts`, so that it is
- * an ES module wherever it lies) with type annotations, so that loading it proves the worker's
- * entry registered tsx. Run in this process (`node --import tsx`, as `npm test`) and once in a
- * plain `node` that registers tsx programmatically, as bin/webperf.js (`npm start`) does.
+ * core/worker-task.ts: the functions of a module run in a worker thread, one call at a time, each
+ * with a deadline. The module is written to a temporary folder (`.mjs`, so that it is an ES module
+ * wherever it lies). Run in this process (as `npm test` runs the built JavaScript) and once in a
+ * plain `node` that imports the built core/worker-task.js, as bin/webperf.js (`npm start`) does.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -17,21 +16,21 @@ import { DeadlineError, IdleWorkers, WorkerTask } from '../../core/worker-task.j
 
 const TASKS = `
 import { threadId } from 'node:worker_threads';
-export function thread(): number { return threadId; }
-let data: { greeting: string } | null = null;
+export function thread() { return threadId; }
+let data = null;
 let inits = 0;
-export function setUp(given: { greeting: string }): void { data = given; inits++; }
-export function greet(name: string): string { return \`\${data?.greeting ?? 'no set-up'}, \${name} (\${inits})\`; }
-export function add(a: number, b: number): number { return a + b; }
+export function setUp(given) { data = given; inits++; }
+export function greet(name) { return \`\${data?.greeting ?? 'no set-up'}, \${name} (\${inits})\`; }
+export function add(a, b) { return a + b; }
 /** Busy for ms milliseconds: a synchronous loop no timer can interrupt. */
-export function spin(ms: number): number { const end = Date.now() + ms; let n = 0; while (Date.now() < end) n++; return n; }
-export function fail(message: string): never { throw new RangeError(message); }
-export function uncloneable(): unknown { return () => 1; }
+export function spin(ms) { const end = Date.now() + ms; let n = 0; while (Date.now() < end) n++; return n; }
+export function fail(message) { throw new RangeError(message); }
+export function uncloneable() { return () => 1; }
 `;
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'webperf-worker-task-'));
 t.teardown(() => rm(dir, { recursive: true, force: true }));
-const MODULE = pathToFileURL(path.join(dir, 'tasks.mts'));
+const MODULE = pathToFileURL(path.join(dir, 'tasks.mjs'));
 await writeFile(MODULE, TASKS);
 
 type Tasks = {
@@ -112,8 +111,8 @@ t.test("the function's own errors and uncloneable results reject that call only"
 });
 
 t.test('a module that does not load rejects the call, not the process', async (t) => {
-  const broken = pathToFileURL(path.join(dir, 'broken.mts'));
-  await writeFile(broken, 'export const x: number = ;\n');
+  const broken = pathToFileURL(path.join(dir, 'broken.mjs'));
+  await writeFile(broken, 'export const x = ;\n');
   const task = new WorkerTask<Tasks>(broken);
   t.teardown(() => task.close());
   await t.rejects(task.call('add', [1, 2], 5_000));
@@ -197,11 +196,9 @@ t.test('kept warm: never a worker that passed a deadline, was aborted or was mid
   t.equal(warm.size, 0, 'a kept worker that later passed a deadline is not kept again');
 });
 
-t.test('in a plain node that registers tsx as bin/webperf.js does (npm start)', async (t) => {
+t.test('in a plain node that imports the built JavaScript as bin/webperf.js does (npm start)', async (t) => {
   const script = `
-    import { register } from 'tsx/esm/api';
-    register();
-    const { WorkerTask, DeadlineError } = await import('./core/worker-task.ts');
+    const { WorkerTask, DeadlineError } = await import('./dist/core/worker-task.js');
     const task = new WorkerTask(new URL(${JSON.stringify(MODULE.href)}), { init: { fn: 'setUp', args: [{ greeting: 'Hello' }] } });
     const greeting = await task.call('greet', ['plain node'], 10000);
     const late = await task.call('spin', [60000], 300).catch((err) => err instanceof DeadlineError);

@@ -56,8 +56,8 @@ t.test('the built-ins are discovered one per folder of plugins/, each with its i
   t.equal(builtins.length, folders.length, 'one plugin per folder');
   t.same(builtins.map((p) => p.meta.id), [...builtins.map((p) => p.meta.id)].sort((a, b) => a - b), 'in id order');
   for (const folder of folders) {
-    const { default: plugin } = (await import(pathToFileURL(path.join(BUILTIN_PLUGIN_DIR, folder, 'index.ts')).href)) as { default: TestPlugin };
-    const { meta } = (await import(pathToFileURL(path.join(BUILTIN_PLUGIN_DIR, folder, 'meta.ts')).href)) as { meta: PluginMeta };
+    const { default: plugin } = (await import(pathToFileURL(path.join(BUILTIN_PLUGIN_DIR, folder, 'index.js')).href)) as { default: TestPlugin };
+    const { meta } = (await import(pathToFileURL(path.join(BUILTIN_PLUGIN_DIR, folder, 'meta.js')).href)) as { meta: PluginMeta };
     t.equal(plugin.meta, meta, `plugins/${folder}: index.ts declares the meta of its meta.ts`);
     t.equal(builtins.find((p) => p.meta.id === meta.id), plugin, `plugins/${folder}: discovered as type ${meta.id}`);
   }
@@ -69,18 +69,18 @@ t.test('discovery fails clearly on a folder that is not a plugin', async (t) => 
   const dir = await scratchDir(t, 'webperf-plugins-bad-');
   // A new folder name per case: an imported module stays cached under its URL.
   await mkdir(path.join(dir, 'not-a-plugin'));
-  await writeFile(path.join(dir, 'not-a-plugin', 'index.ts'), 'export default { hello: "world" };\n');
-  await t.rejects(discoverPlugins(dir), /not-a-plugin\/index\.ts: the default export is not a test plugin \(an object with meta and run\(\)\)$/);
+  await writeFile(path.join(dir, 'not-a-plugin', 'index.js'), 'export default { hello: "world" };\n');
+  await t.rejects(discoverPlugins(dir), /not-a-plugin\/index\.js: the default export is not a test plugin \(an object with meta and run\(\)\)$/);
   await rm(path.join(dir, 'not-a-plugin'), { recursive: true });
 
   await mkdir(path.join(dir, 'empty'));
-  await t.rejects(discoverPlugins(dir), { message: `Plugin folder ${path.join(dir, 'empty')} has no index.ts` });
+  await t.rejects(discoverPlugins(dir), { message: `Plugin folder ${path.join(dir, 'empty')} has no index.js` });
   await rm(path.join(dir, 'empty'), { recursive: true });
 
   await mkdir(path.join(dir, 'swedish-only'));
   const swedishOnly = { ...testMeta(161), names: { sv: 'Bara svenska' } };
-  await writeFile(path.join(dir, 'swedish-only', 'index.ts'), `export default { meta: ${JSON.stringify(swedishOnly)}, run() {} };\n`);
-  await t.rejects(discoverPlugins(dir), /swedish-only\/index\.ts: Plugin 161 has no name in en$/);
+  await writeFile(path.join(dir, 'swedish-only', 'index.js'), `export default { meta: ${JSON.stringify(swedishOnly)}, run() {} };\n`);
+  await t.rejects(discoverPlugins(dir), /swedish-only\/index\.js: Plugin 161 has no name in en$/);
 });
 
 for (const plugin of registry.all()) {
@@ -224,9 +224,9 @@ t.test('a plugin folder added at test time is listed, ordered through POST /rete
     categories: ['webstandard'],
     requiredArtifacts: ['htmlLang', 'mainDocument'],
   });
-  await writeFile(path.join(dir, 'page-language', 'meta.ts'), `export const meta = ${JSON.stringify(meta)};\n`);
+  await writeFile(path.join(dir, 'page-language', 'meta.js'), `export const meta = ${JSON.stringify(meta)};\n`);
   await writeFile(
-    path.join(dir, 'page-language', 'index.ts'),
+    path.join(dir, 'page-language', 'index.js'),
     [
       "import { meta } from './meta.js';",
       'export default {',

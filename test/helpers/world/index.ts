@@ -26,6 +26,7 @@ import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { PROJECT_ROOT } from '../../../core/config.js';
 import { recordLookup, type RecordLookup } from '../../../core/net/dns-records.js';
 import { dnsServersResolver, type Resolver } from '../../../core/net/resolver.js';
 import { TargetGuard } from '../../../core/net/target-guard.js';
@@ -188,7 +189,7 @@ export async function startWorld(t?: Teardown): Promise<World> {
     const content = async (scheme: 'http' | 'https'): Promise<SiteHandler> => {
       if (options.handler) return options.handler;
       if (!options.root) return (_req, res) => void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>${name}</title></head><body><main><h1>${name}</h1></main></body></html>`);
-      const root = path.isAbsolute(options.root) ? options.root : path.join(import.meta.dirname, '..', '..', 'fixtures', 'sites', options.root);
+      const root = path.isAbsolute(options.root) ? options.root : path.join(PROJECT_ROOT, 'test', 'fixtures', 'sites', options.root);
       return staticHandler(root, requestOrigin(scheme, name));
     };
     const issued = tlsOptions && tlsOptions.handshake !== 'hang' ? await ca.issue(names, { kind: tlsOptions.cert, days: tlsOptions.days }) : null;
