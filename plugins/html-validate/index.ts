@@ -14,7 +14,8 @@
  *
  * Severity: html-validate's 2 (error) is an error finding, 1 (warn) a warning.
  */
-import { HtmlValidate, version as htmlValidateVersion, type Message } from 'html-validate';
+import { createRequire } from 'node:module';
+import type { HtmlValidate, Message } from 'html-validate';
 import { meta } from './meta.js';
 import { definePlugin, NOT_RATED, type Finding, type Severity } from '../../core/plugin-api.js';
 import { issueRatings } from '../../core/rating.js';
@@ -25,7 +26,18 @@ export const PRESET = 'html-validate:standard';
 /** json_check_data keeps at most this many messages (the counts stay complete). */
 const MAX_STORED_MESSAGES = 500;
 
-const validator = new HtmlValidate({ root: true, extends: [PRESET] });
+/** html-validate's version, read from its package file: loading the validator waits for a run. */
+const htmlValidateVersion: string = (createRequire(import.meta.url)('html-validate/package.json') as { version: string }).version;
+
+let validator: Promise<HtmlValidate> | null = null;
+/**
+ * The validator, loaded at the first page it validates (html-validate is about 100 ms of a process
+ * start): a process that never runs this type (the API, an operator command) never loads it.
+ */
+function theValidator(): Promise<HtmlValidate> {
+  validator ??= import('html-validate').then(({ HtmlValidate }) => new HtmlValidate({ root: true, extends: [PRESET] }));
+  return validator;
+}
 
 function severityOf(level: number): Severity {
   return level >= 2 ? 'error' : 'warning';
@@ -38,7 +50,7 @@ export default definePlugin({
     if (!html.trim()) {
       return { rating: NOT_RATED, ratings: {}, findings: [], summary: STRINGS.noHtml, data: { validator: 'html-validate', version: htmlValidateVersion, preset: PRESET } };
     }
-    const report = await validator.validateString(html, artifacts.mainDocument.url || 'document.html');
+    const report = await (await theValidator()).validateString(html, artifacts.mainDocument.url || 'document.html');
     const messages: Message[] = report.results.flatMap((r) => r.messages);
 
     const byRule = new Map<string, Message[]>();
