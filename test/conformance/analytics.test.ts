@@ -19,7 +19,7 @@ import { PROJECT_ROOT } from '../../core/config.js';
 import { runPlugin } from '../../core/pipeline.js';
 import type { Artifacts } from '../../core/plugin-api.js';
 import analytics from '../../plugins/analytics/index.js';
-import { loadFixture } from '../helpers/fixture-artifacts.js';
+import { LIGHT_LOAD, loadFixture } from '../helpers/fixture-artifacts.js';
 import { thirdParties } from '../helpers/third-parties.js';
 import { testWorld } from '../helpers/world/index.js';
 
@@ -72,7 +72,7 @@ async function ours(a: Artifacts) {
 }
 
 t.test('GA4 through the Google tag: Google Analytics, and only that', async (t) => {
-  const { artifacts } = await loadFixture(t, 'analytics-ga4');
+  const { artifacts } = await loadFixture(t, 'analytics-ga4', '', LIGHT_LOAD);
   const hit = elsewhere(artifacts, 'analytics-ga4.test').find((r) => r.startsWith('POST https://www.google-analytics.com/g/collect?'));
   t.same(elsewhere(artifacts, 'analytics-ga4.test').map((r) => r.replace(/\?v=2&.*(?= \d{3} )/, '?v=2&…')), [
     'GET https://www.googletagmanager.com/gtag/js?id=G-TEST123 200 vendor',
@@ -98,7 +98,7 @@ t.test('GA4 through the Google tag: Google Analytics, and only that', async (t) 
 });
 
 t.test('a Tag Manager container: Google Tag Manager, and only that', async (t) => {
-  const { artifacts } = await loadFixture(t, 'analytics-gtm');
+  const { artifacts } = await loadFixture(t, 'analytics-gtm', '', LIGHT_LOAD);
   t.same(elsewhere(artifacts, 'analytics-gtm.test'), ['GET https://www.googletagmanager.com/gtm.js?id=GTM-TEST9 200 vendor'], 'the container, and nothing it sends');
   t.same(artifacts.cookies, [], 'a container sets no cookie of its own');
   const { tools, evidence } = await ours(artifacts);
@@ -109,7 +109,7 @@ t.test('a Tag Manager container: Google Tag Manager, and only that', async (t) =
 });
 
 t.test('both: both tools, each with its evidence, the shared cookies for both', async (t) => {
-  const { artifacts } = await loadFixture(t, 'analytics-ga4-gtm');
+  const { artifacts } = await loadFixture(t, 'analytics-ga4-gtm', '', LIGHT_LOAD);
   t.same(elsewhere(artifacts, 'analytics-ga4-gtm.test').map((r) => r.replace(/\?v=2&.*(?= \d{3} )/, '?v=2&…')).sort(), [
     'GET https://www.googletagmanager.com/gtag/js?id=G-TEST123 200 vendor',
     'GET https://www.googletagmanager.com/gtm.js?id=GTM-TEST9 200 vendor',

@@ -14,7 +14,7 @@ import { queueRun } from '../../core/store/runs.js';
 import { BrowserPool } from '../../runners/browser-pool.js';
 import { startWorker } from '../../runners/worker.js';
 import { buildTestApi } from '../helpers/api.js';
-import { testBrowserPool } from '../helpers/fixture-artifacts.js';
+import { LIGHT_LOAD, testBrowserPool } from '../helpers/fixture-artifacts.js';
 import { suiteTrust, testWorld } from '../helpers/world/index.js';
 
 const world = await testWorld();
@@ -59,7 +59,7 @@ t.test('a load ends by opening the spare, and the next load takes it', async (t)
   const spare = new SparePage();
   t.teardown(() => spare.close());
 
-  const first = await gather(site.url, { browser, guard, spare });
+  const first = await gather(site.url, { browser, guard, spare, needs: LIGHT_LOAD });
   t.equal(first.mainDocument.status, 200);
   const opened = await openedSpare(browser, before);
   t.equal(opened.page.url(), 'about:blank', 'the spare page waits on about:blank');
@@ -68,7 +68,7 @@ t.test('a load ends by opening the spare, and the next load takes it', async (t)
   opened.page.on('framenavigated', (frame) => {
     if (frame === opened.page.mainFrame()) navigated.push(frame.url());
   });
-  const second = await gather(site.url, { browser, guard, spare });
+  const second = await gather(site.url, { browser, guard, spare, needs: LIGHT_LOAD });
   t.equal(second.mainDocument.status, 200);
   t.ok(navigated.includes(site.url), `the second load was made in the spare page (it went to ${navigated.join(', ')})`);
   t.equal(opened.page.isClosed(), true, 'and closed with its context when the load ended');

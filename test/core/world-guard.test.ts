@@ -15,7 +15,7 @@ import { startGuardProxy } from '../../core/net/guard-proxy.js';
 import { createProbes } from '../../core/net/probes.js';
 import { TargetGuard } from '../../core/net/target-guard.js';
 import type { Resolver } from '../../core/net/resolver.js';
-import { testBrowserPool } from '../helpers/fixture-artifacts.js';
+import { LIGHT_LOAD, testBrowserPool } from '../helpers/fixture-artifacts.js';
 import { startWorld, type World, type WorldSite } from '../helpers/world/index.js';
 
 const INTRANET = 'intranet.kommun.test';
@@ -87,7 +87,7 @@ t.test('in a page load: an https page\'s iframe and image pointing at the privat
   const browser = await testBrowserPool().acquire();
 
   // The gather step, as a runner loads the page.
-  const artifacts = await gather(site.url, { browser, guard });
+  const artifacts = await gather(site.url, { browser, guard, needs: LIGHT_LOAD });
   t.equal(artifacts.mainDocument.status, 200, 'the page itself loads');
   const toIntranet = artifacts.network.filter((r) => new URL(r.url).hostname === INTRANET);
   t.strictSame(toIntranet.map((r) => r.url).sort(), [`https://${INTRANET}/`, `https://${INTRANET}/logo.png`], 'the page asked for its iframe and its image');
@@ -118,7 +118,7 @@ t.test('the address the guard proxy connects is the address its name resolved to
   const tab = await guarded.context.newPage();
   t.equal((await tab.goto('https://www.kommun.test/', { waitUntil: 'load' }))?.status(), 200, 'the www twin loads');
   t.equal(guarded.proxy.connectedAddress('www.kommun.test', 443), site.address, 'www.kommun.test: connected at its address');
-  const artifacts = await gather(site.url, { browser, guard });
+  const artifacts = await gather(site.url, { browser, guard, needs: LIGHT_LOAD });
   t.strictSame(artifacts.network.filter((r) => r.url === site.url).map((r) => r.remoteAddress), [site.address], 'the gather\'s record of the page: the address connected, as the proxy saw it');
 
   // DNS rebinding: rebind.test answers the site's loopback address (allowlisted), then, once

@@ -73,8 +73,20 @@ export function fixtureSite(name: string): Promise<WorldSite> {
   return site;
 }
 
-/** Serves test/fixtures/sites/<name> (or an absolute root) as https://<name>.test/ and gathers its start page. */
-export async function loadFixture(_t: { teardown(fn: () => unknown): void }, name: string, pagePath = ''): Promise<LoadedFixture> {
+/**
+ * A load for test types that need neither Lighthouse's categories nor axe (every type but 30 and
+ * 18; gatherNeeds in core/gather/gather.ts): the same page load, network log, HTML, scripts,
+ * stylesheets and cookies, without the trace, at about half the cost. `artifacts.lighthouse` and
+ * `artifacts.axe` are then null.
+ */
+export const LIGHT_LOAD = { lighthouse: false, axe: false } as const;
+
+/**
+ * Serves test/fixtures/sites/<name> (or an absolute root) as https://<name>.test/ and gathers its
+ * start page: in full, or as `needs` says (LIGHT_LOAD for a file whose types need neither
+ * Lighthouse nor axe). The shared fixtures (good, flawed) are always gathered in full, once a run.
+ */
+export async function loadFixture(_t: { teardown(fn: () => unknown): void }, name: string, pagePath = '', needs?: { lighthouse: boolean; axe: boolean }): Promise<LoadedFixture> {
   const shared = sharedFixtureUrl(name);
   if (shared) {
     const url = shared + pagePath;
@@ -83,7 +95,7 @@ export async function loadFixture(_t: { teardown(fn: () => unknown): void }, nam
   const site = await fixtureSite(name);
   const browser = await testBrowserPool().acquire();
   const url = site.url + pagePath;
-  const artifacts = await gather(url, { browser, guard: LOOPBACK_GUARD });
+  const artifacts = await gather(url, { browser, guard: LOOPBACK_GUARD, needs });
   return { url, artifacts, probes: createProbes(LOOPBACK_GUARD) };
 }
 

@@ -10,7 +10,7 @@ import analytics from '../../plugins/analytics/index.js';
 import { createProbes } from '../../core/net/probes.js';
 import { runPlugin } from '../../core/pipeline.js';
 import { NOT_RATED } from '../../core/plugin-api.js';
-import { LOOPBACK_GUARD, loadFixture } from '../helpers/fixture-artifacts.js';
+import { LIGHT_LOAD, LOOPBACK_GUARD, loadFixture } from '../helpers/fixture-artifacts.js';
 import { thirdParties } from '../helpers/third-parties.js';
 import { testWorld } from '../helpers/world/index.js';
 
@@ -19,9 +19,10 @@ const probes = createProbes(LOOPBACK_GUARD);
 const parties = await thirdParties(await testWorld());
 const good = (await loadFixture(t, 'good')).artifacts;
 const flawed = (await loadFixture(t, 'flawed')).artifacts;
-const local = (await loadFixture(t, 'analytics-local')).artifacts;
-const kommun = (await loadFixture(t, 'analytics-kommun')).artifacts;
-const shop = (await loadFixture(t, 'infosec-tracking', 'index.html')).artifacts;
+// Type 101 needs neither Lighthouse nor axe: the fixtures of this file's own load light.
+const local = (await loadFixture(t, 'analytics-local', '', LIGHT_LOAD)).artifacts;
+const kommun = (await loadFixture(t, 'analytics-kommun', '', LIGHT_LOAD)).artifacts;
+const shop = (await loadFixture(t, 'infosec-tracking', 'index.html', LIGHT_LOAD)).artifacts;
 
 t.test('type 101: the flawed fixture uses Google Analytics and Matomo', async (t) => {
   const outcome = await runPlugin(analytics, flawed, { probes });

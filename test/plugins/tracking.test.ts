@@ -17,7 +17,7 @@ import { runPlugin } from '../../core/pipeline.js';
 import tracking from '../../plugins/tracking/index.js';
 import { analyticsToolOf } from '../../plugins/tracking/analytics-cookies.js';
 import { parseSetCookie } from '../../plugins/tracking/set-cookie.js';
-import { loadFixture, testBrowserPool } from '../helpers/fixture-artifacts.js';
+import { LIGHT_LOAD, loadFixture, testBrowserPool } from '../helpers/fixture-artifacts.js';
 import { FACEBOOK_FR_COOKIE, thirdParties } from '../helpers/third-parties.js';
 import { startWorld, testWorld, type World } from '../helpers/world/index.js';
 
@@ -33,11 +33,12 @@ const rating = (score: number) => Math.round(Math.max(1, (score / 100) * 5) * 10
 // The shop's third parties live in this process's world, beside the fixture sites loadFixture serves.
 const parties = await thirdParties(await testWorld());
 
-// One gather per fixture (a full Lighthouse run each) for the whole file.
+// One gather per fixture for the whole file (the shared ones read from the run's cache; the
+// tracking type needs neither Lighthouse nor axe, so the others load light).
 const fixtures = {
   good: await loadFixture(t, 'good'),
   flawed: await loadFixture(t, 'flawed'),
-  'infosec-tracking': await loadFixture(t, 'infosec-tracking', 'index.html'),
+  'infosec-tracking': await loadFixture(t, 'infosec-tracking', 'index.html', LIGHT_LOAD),
 };
 
 const rulesOf = (findings: { rule: string; severity: string }[]) =>
@@ -50,7 +51,7 @@ const sortedCookies = (data: any) => [...data.cookies].sort(byName);
 /** A page of a world of its own, gathered as the runner gathers it (that world's names, the suite's CA). */
 async function gatherIn(world: World, url: string) {
   const guard = world.guard();
-  const artifacts = await gather(url, { browser: await testBrowserPool().acquire(), guard });
+  const artifacts = await gather(url, { browser: await testBrowserPool().acquire(), guard, needs: LIGHT_LOAD });
   return { artifacts, probes: createProbes(guard) };
 }
 
