@@ -4,15 +4,12 @@
  * a 43-character base62 secret; keys of the earlier `wpk_<hex>_<base64url>` format keep working
  * until revoked; a malformed key gets the documented 401 body.
  */
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import t from 'tap';
-import { PROJECT_ROOT } from '../../core/config.js';
 import { createKey, isKeyPrefix, keyPrefix, resolveKey, revokeKey } from '../../core/store/keys.js';
 import { buildTestApi } from '../helpers/api.js';
 import { LEGACY_KEY_RE, createLegacyKey } from '../helpers/legacy-key.js';
+import { operator } from '../helpers/operator.js';
 import { seedSite } from '../helpers/seed.js';
 
 const { app, db, url } = await buildTestApi(t, { rateLimitPerMinute: 0 });
@@ -127,18 +124,17 @@ t.test('the OpenAPI description documents the format', async (t) => {
 });
 
 t.test('webperf keys revoke takes a prefix or a whole key of either format', async (t) => {
-  const run = promisify(execFile);
-  const webperf = (...args: string[]) =>
-    run(process.execPath, [path.join(PROJECT_ROOT, 'bin', 'webperf.js'), ...args], { env: { ...process.env, DATABASE_URL: url, WEBPERF_DEMO: '0' }, timeout: 120_000 })
-      .then((r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }), (err: any) => ({ code: err.code as number, stdout: err.stdout as string, stderr: err.stderr as string }));
+  // In this process (test/helpers/operator.ts): what `webperf keys revoke` prints, and its exit code.
+  // The spawned CLI's own keys revoke is tested in test/runners/operator-cli.test.ts.
+  const op = (...args: string[]) => operator({ DATABASE_URL: url, WEBPERF_DEMO: '0' }, ...args);
   const byKey = await createKey(db, { kind: 'standard', siteIds: [A], label: 'cli 1' });
   const old = await createLegacyKey(db, { kind: 'standard', siteIds: [A], label: 'cli 2' });
   const byPrefix = await createKey(db, { kind: 'standard', siteIds: [A], label: 'cli 3' });
-  t.strictSame(await webperf('keys', 'revoke', byKey.key), { code: 0, stdout: `key ${byKey.prefix} revoked\n`, stderr: '' }, 'a whole new key: its prefix');
-  t.strictSame(await webperf('keys', 'revoke', old.key), { code: 0, stdout: `key ${old.prefix} revoked\n`, stderr: '' }, 'a whole old key: its prefix');
-  t.strictSame(await webperf('keys', 'revoke', byPrefix.prefix), { code: 0, stdout: `key ${byPrefix.prefix} revoked\n`, stderr: '' }, 'a new prefix');
+  t.strictSame(await op('keys', 'revoke', byKey.key), { code: 0, stdout: `key ${byKey.prefix} revoked\n`, stderr: '' }, 'a whole new key: its prefix');
+  t.strictSame(await op('keys', 'revoke', old.key), { code: 0, stdout: `key ${old.prefix} revoked\n`, stderr: '' }, 'a whole old key: its prefix');
+  t.strictSame(await op('keys', 'revoke', byPrefix.prefix), { code: 0, stdout: `key ${byPrefix.prefix} revoked\n`, stderr: '' }, 'a new prefix');
   for (const k of [byKey, old, byPrefix]) t.equal(await resolveKey(db, k.key), null, `${k.prefix} no longer resolves`);
-  const junk = await webperf('keys', 'revoke', 'wpk123');
+  const junk = await op('keys', 'revoke', 'wpk123');
   t.equal(junk.code, 2);
   t.match(junk.stderr, /"wpk123" is neither a key ID nor a key prefix \(as webperf keys list shows it: wpk and 12 letters or digits/);
 });

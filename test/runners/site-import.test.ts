@@ -1,7 +1,9 @@
 /**
- * `webperf sites import FILE.csv`, run as the operator runs it (the real CLI in its own process)
- * against a real PostgreSQL: both separators, a byte-order mark, idempotent re-import, changes,
- * the dry run, every kind of bad row with its line, --skip-bad, and files refused as a whole.
+ * `webperf sites import FILE.csv` against a real PostgreSQL: both separators, a byte-order mark,
+ * idempotent re-import, changes, the dry run, every kind of bad row with its line, --skip-bad, and
+ * files refused as a whole. Run as the operator runs it (the real CLI in its own process) for an
+ * import, a refused import (exit code 2) and one with bad rows skipped (exit code 3); the other
+ * calls run the same command in this process (test/helpers/operator.ts), in the same folder.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -12,6 +14,7 @@ import t, { type Test } from 'tap';
 import { PROJECT_ROOT } from '../../core/config.js';
 import { listCatalogSites } from '../../core/store/catalog-admin.js';
 import { createTestDb } from '../helpers/db.js';
+import { operator } from '../helpers/operator.js';
 
 const run = promisify(execFile);
 const BIN = path.join(PROJECT_ROOT, 'bin', 'webperf.js');
@@ -19,17 +22,28 @@ const BIN = path.join(PROJECT_ROOT, 'bin', 'webperf.js');
 // One database for the whole file: the imports build on each other like an operator's session.
 const { db, url } = await createTestDb(t);
 const dir = await mkdtemp(path.join(os.tmpdir(), 'webperf-site-import-'));
-t.teardown(() => rm(dir, { recursive: true, force: true }));
+// The files are named relative to the test's folder, as the operator names them: the commands run
+// in process (`op`) read them from this process's working folder, the spawned ones run there.
+const cwd = process.cwd();
+process.chdir(dir);
+t.teardown(() => {
+  process.chdir(cwd);
+  return rm(dir, { recursive: true, force: true });
+});
+const ENV = { DATABASE_URL: url, WEBPERF_DEMO: '0', WEBPERF_DATA_DIR: path.join(dir, 'data') };
 
+/** The real CLI in its own process. */
 async function webperf(...args: string[]) {
-  const env = { ...process.env, DATABASE_URL: url, WEBPERF_DEMO: '0', WEBPERF_DATA_DIR: path.join(dir, 'data') };
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env, cwd: dir, timeout: 120_000 });
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...ENV }, cwd: dir, timeout: 120_000 });
     return { code: 0, stdout, stderr };
   } catch (err: any) {
     return { code: err.code as number, stdout: err.stdout as string, stderr: err.stderr as string };
   }
 }
+
+/** The same command in this process: what the spawned CLI prints, and its exit code. */
+const op = (...args: string[]) => operator(ENV, ...args);
 
 /** Writes a file into the test's folder; returns its name there (the CLI runs in that folder). */
 async function csv(name: string, content: string | Buffer): Promise<string> {
@@ -88,7 +102,7 @@ t.test('a semicolon file with a byte-order mark adds its sites; importing it aga
   const scores = await db.selectFrom('category_scores').select('category_id').execute();
   t.equal(scores.length, 2, 'the categories\' averages are kept');
 
-  const again = await webperf('sites', 'import', file);
+  const again = await op('sites', 'import', file);
   t.strictSame(again, { code: 0, stdout: 'first.csv: 3 rows: 0 added, 0 changed, 3 unchanged, 0 bad\n', stderr: '' }, 'a second import changes nothing');
   t.strictSame(await bySite(), expected);
   t.strictSame((await catalogue()).map((s) => s.id), ids, 'and adds nothing');
@@ -104,7 +118,7 @@ t.test('a comma file without a byte-order mark: changes applied, columns left ou
       'https://beta.example/start,"Beta region, new name",,\n' +
       '"https://delta.example/","Delta ""the fourth""",gold,\n',
   );
-  const res = await webperf('sites', 'import', file, '--json');
+  const res = await op('sites', 'import', file, '--json');
   t.equal(res.code, 0, res.stderr);
   t.equal(res.stderr, 'second.csv: ignored column "notes" (known: title, url, category, level, quota, followed)\n');
   const delta = (await catalogue()).find((s) => s.url === 'https://delta.example/')!;
@@ -139,7 +153,7 @@ t.test('a comma file without a byte-order mark: changes applied, columns left ou
 
   // Emptied cells: no categories, no level, no own quota, followed again.
   const cleared = await csv('cleared.csv', 'title;url;category;level;quota;followed\nBeta region, new name;https://beta.example/start/;;;;\n');
-  const res2 = await webperf('sites', 'import', cleared);
+  const res2 = await op('sites', 'import', cleared);
   t.equal(res2.code, 0, res2.stderr);
   t.equal(
     res2.stdout,
@@ -154,7 +168,7 @@ t.test('--dry-run prints what would change and writes nothing', async (t) => {
   const sitesRow = before.find((s) => s.url === 'http://gamma.example/')!;
   const file = await csv('dry.csv', 'title;url;followed;category\nGamma;http://gamma.example/;no;Regioner\nEpsilon;https://epsilon.example/;;\nAlfa kommun;https://alfa.example/;yes;Kommuner\n');
   const scoresBefore = await db.selectFrom('category_scores').selectAll().execute();
-  const text = await webperf('sites', 'import', file, '--dry-run');
+  const text = await op('sites', 'import', file, '--dry-run');
   t.strictSame(text, {
     code: 0,
     stdout: [
@@ -165,7 +179,7 @@ t.test('--dry-run prints what would change and writes nothing', async (t) => {
     ].join('\n'),
     stderr: '',
   });
-  const json = await webperf('sites', 'import', file, '--dry-run', '--json');
+  const json = await op('sites', 'import', file, '--dry-run', '--json');
   t.equal(json.code, 0);
   const report = JSON.parse(json.stdout);
   t.match(report, { dry_run: true, written: false, unchanged: 1, bad: [] });
@@ -221,7 +235,7 @@ t.test('every bad row is reported with its line and reason; nothing written unle
     'bad.csv, line 19: title is missing; bad url "ftp://both.example/": not an http or https address; bad quota "-1": a whole number of credits (0 or more)',
   ];
   // None of these writes: run side by side.
-  const [refused, dry, json] = await Promise.all([webperf('sites', 'import', file), webperf('sites', 'import', file, '--dry-run'), webperf('sites', 'import', file, '--json')]);
+  const [refused, dry, json] = await Promise.all([webperf('sites', 'import', file), op('sites', 'import', file, '--dry-run'), op('sites', 'import', file, '--json')]);
   await refusedWhole(
     t,
     refused,
@@ -285,9 +299,9 @@ t.test('files refused as a whole: exit code 2, nothing written', async (t) => {
   ];
   for (const [name, content] of cases) await csv(name, content);
   const [missing, usage, ...results] = await Promise.all([
-    webperf('sites', 'import', 'missing.csv'),
-    webperf('sites', 'import'),
-    ...cases.map(([name]) => webperf('sites', 'import', name)),
+    op('sites', 'import', 'missing.csv'),
+    op('sites', 'import'),
+    ...cases.map(([name]) => op('sites', 'import', name)),
   ]);
   for (const [i, [name, , reason]] of cases.entries()) {
     await t.test(name, (t) => refusedWhole(t, results[i], `webperf sites: ${name}: ${reason}\n`, before));

@@ -1,7 +1,9 @@
 /**
  * `webperf users add` prints a one-time link to the service people reach: WEBPERF_PUBLIC_URL if
  * set, else the address the running service announced in the data folder, else the configured
- * HOST and PORT; and it says which it used. The real CLI in its own process, a real service
+ * HOST and PORT; and it says which it used. The real CLI in its own process where what it finds
+ * in the data folder is the point (no service, a crashed service's announcement, a running
+ * service's), else the same command in this process (test/helpers/operator.ts); a real service
  * listening on a port of its own (not the configured one), a real PostgreSQL.
  */
 import { execFile } from 'node:child_process';
@@ -15,6 +17,7 @@ import { PROJECT_ROOT, loadConfig } from '../../core/config.js';
 import { ADDRESS_FILE } from '../../runners/service-address.js';
 import { startService } from '../../runners/service.js';
 import { createTestDb } from '../helpers/db.js';
+import { operator } from '../helpers/operator.js';
 
 const run = promisify(execFile);
 const BIN = path.join(PROJECT_ROOT, 'bin', 'webperf.js');
@@ -25,16 +28,24 @@ t.teardown(() => rm(dataDir, { recursive: true, force: true }));
 const siteId = (await db.insertInto('sites').values({ title: 'Länkby', url: 'https://lankby.example/' }).returning('id').executeTakeFirstOrThrow()).id;
 
 let n = 0;
-/** `webperf users add` for a new account, as the operator runs it (configured port 3999). */
-async function usersAdd(env: Record<string, string> = {}, json = false) {
+/**
+ * `webperf users add` for a new account (configured port 3999): as the operator runs it, the real
+ * CLI in its own process, with `spawned`; else in this process. A failure (exit code not 0) throws.
+ */
+async function usersAdd(env: Record<string, string> = {}, json = false, spawned = false) {
+  const email = `user${++n}@example.org`;
+  const args = ['users', 'add', '--email', email, '--site', String(siteId), ...(json ? ['--json'] : [])];
+  const settings = { DATABASE_URL: url, WEBPERF_DEMO: '0', WEBPERF_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '3999', ...env };
+  if (!spawned) {
+    // Not inherited: WEBPERF_PUBLIC_URL unless given.
+    const res = await operator({ WEBPERF_PUBLIC_URL: undefined, ...settings }, ...args);
+    if (res.code !== 0) throw new Error(`webperf users add: exit code ${res.code}: ${res.stderr}`);
+    return { stdout: res.stdout, stderr: res.stderr, email };
+  }
   const inherited = { ...process.env };
   for (const name of ['WEBPERF_PUBLIC_URL', 'HOST', 'PORT']) delete inherited[name];
-  const args = [BIN, 'users', 'add', '--email', `user${++n}@example.org`, '--site', String(siteId), ...(json ? ['--json'] : [])];
-  const { stdout, stderr } = await run(process.execPath, args, {
-    env: { ...inherited, DATABASE_URL: url, WEBPERF_DEMO: '0', WEBPERF_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '3999', ...env },
-    timeout: 120_000,
-  });
-  return { stdout, stderr, email: `user${n}@example.org` };
+  const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...inherited, ...settings }, timeout: 120_000 });
+  return { stdout, stderr, email };
 }
 
 const TOKEN = '[A-Za-z0-9_-]{43}';
@@ -52,14 +63,14 @@ function expectLines(t: Test, stdout: string, email: string, base: string, note:
 const CONFIGURED_NOTE = `The link uses the configured address (HOST and PORT): no running service announced one in ${dataDir}; set WEBPERF_PUBLIC_URL to give the address people reach it at.`;
 
 t.test('no service running: the configured address, and a crashed service\'s announcement is ignored', async (t) => {
-  const plain = await usersAdd();
+  const plain = await usersAdd({}, false, true);
   expectLines(t, plain.stdout, plain.email, 'http://127.0.0.1:3999', CONFIGURED_NOTE);
   t.equal(plain.stderr, '');
 
   // A service killed without stopping leaves its file; its pid is gone.
   const { stdout: deadPid } = await run(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
   writeFileSync(path.join(dataDir, ADDRESS_FILE), JSON.stringify({ pid: Number(deadPid), url: 'http://127.0.0.1:1' }) + '\n');
-  const stale = await usersAdd({}, true);
+  const stale = await usersAdd({}, true, true);
   const out = JSON.parse(stale.stdout);
   t.match(out.password_link, new RegExp(`^http://127\\.0\\.0\\.1:3999/portal/set-password\\?token=${TOKEN}$`));
   t.equal(out.link_base, 'configured');
@@ -75,7 +86,7 @@ t.test('a running service: the address it announced, unless WEBPERF_PUBLIC_URL i
   t.notMatch(api, /:3999$/, 'the service listens elsewhere than the configured port');
   t.strictSame(JSON.parse(await readFile(path.join(dataDir, ADDRESS_FILE), 'utf8')), { pid: process.pid, url: api }, 'announced in the data folder');
 
-  const running = await usersAdd();
+  const running = await usersAdd({}, false, true);
   const link = expectLines(
     t,
     running.stdout,

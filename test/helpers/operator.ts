@@ -1,0 +1,60 @@
+/**
+ * An operator command (`webperf sites|levels|categories|keys|users ...`) run in the test's own
+ * process, the way `node bin/webperf.js ...` runs it, without the cost of a process (~0.6 s CPU
+ * each): the configuration from the environment given over the test's own (loadConfig, as
+ * runners/cli.ts does), then operatorCommand with its output and exit code captured; a thrown error
+ * ends as bin/webperf.js ends it: `webperf: <message>` on stderr, exit code 1.
+ *
+ * Where this cannot be what the process does, spawn the real CLI: the process's own exit (an exit
+ * code is recorded here, the process is not ended), anything else than an operator command (the
+ * command line's own usage and unknown commands are runners/cli.ts's, not operatorCommand's), and
+ * a file named relative to the working folder (read from this process's cwd).
+ */
+import { loadConfig } from '../../core/config.js';
+import { describedError } from '../../runners/cli.js';
+import { operatorCommand } from '../../runners/operator-cli.js';
+
+/** The commands runners/cli.ts passes to operatorCommand. */
+const OPERATOR_COMMANDS = new Set(['sites', 'levels', 'categories', 'keys', 'users']);
+
+export interface OperatorResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * `webperf ...args` in process, with `env` over process.env (a name set to undefined is unset):
+ * what the spawned command would print on stdout and stderr, and its exit code (0 when it does not
+ * exit of its own).
+ */
+export async function operator(env: Record<string, string | undefined>, ...args: string[]): Promise<OperatorResult> {
+  const [command, ...rest] = args;
+  if (command === undefined || !OPERATOR_COMMANDS.has(command)) {
+    throw new Error(`operator(): "${command ?? ''}" is not an operator command (${[...OPERATOR_COMMANDS].join(', ')}); spawn bin/webperf.js for it`);
+  }
+  let stdout = '';
+  let stderr = '';
+  let code: number | null = null;
+  const exit = (c: number) => {
+    // process.exit ends the process at the first call: whatever a command would do after it never runs.
+    if (code === null) code = c;
+  };
+  try {
+    const config = loadConfig({ ...process.env, ...env });
+    await operatorCommand(config, command, rest, {
+      out: (s) => {
+        if (code === null) stdout += s;
+      },
+      err: (s) => {
+        if (code === null) stderr += s;
+      },
+      exit,
+    });
+  } catch (err) {
+    if (code !== null) return { code, stdout, stderr };
+    stderr += `webperf: ${describedError(err).message}\n`;
+    code = 1;
+  }
+  return { code: code ?? 0, stdout, stderr };
+}
