@@ -107,7 +107,14 @@ async function main(): Promise<number> {
       WEBPERF_TEST_GATHER_CACHE: gatherCache,
     };
     // Named files or tap options: one tap, as asked. The whole suite: shares of equal time.
-    const runs = args.length > 0 ? [runTap(tapBin, ['--reporter=tap', ...args.map(builtTestFile)], env, false)] : await runShares(tapBin, env);
+    // Named files: one share of them, as asked; tap options (anything starting with -): tap's own
+    // runner. The whole suite: shares of equal time.
+    const timeoutS = await tapTimeoutS();
+    const runs = args.some((a) => a.startsWith('-'))
+      ? [runTap(tapBin, ['--reporter=tap', ...args.map(builtTestFile)], env, false)]
+      : args.length > 0
+        ? [runFiles(args.map(builtTestFile), env, timeoutS, false)]
+        : await runShares(env, timeoutS);
     const results = await Promise.all(runs);
     const num = (key: string) => results.reduce((sum, r) => sum + (r.failures.counts[key] ?? 0), 0);
     // A tap that ended badly without a failed assertion (a file that would not start) is a failure.
@@ -138,7 +145,95 @@ interface TapRun {
 }
 
 /**
- * One tap process. Live: its output as it comes (one tap), or, for a share, a line per finished
+ * Test files run one after the other, each in a node process of its own (`node --enable-source-maps
+ * file`), as tap's runner would run them but without its process-info loader: tap's runner starts
+ * every test process with `--import @tapjs/processinfo/import` and passes it on in NODE_OPTIONS to
+ * every node process a test starts (the CLI, a runner, the service); that loader hooks every module
+ * load (a round trip to its thread, the file's source read and its line lengths kept for coverage),
+ * which doubled the time a process takes to load its modules (Lighthouse, the API and the plugins:
+ * 7.2 s instead of 3.6 s). The suite collects no coverage through tap, so nothing is lost.
+ *
+ * A test file is a tap program of its own (`import t from 'tap'`): standalone, its root test prints
+ * its TAP and closes with its counts (`# { total: 80, pass: 80 }`), and sets exit code 1 when
+ * anything failed. Its output goes into the run's as tap's runner puts it (a subtest per file,
+ * `ok N - file # time=…`), so TapFailures and the counts read it the same; a file that ends badly
+ * without a failed assertion (it would not start, it was killed at its time limit) counts as one
+ * failure.
+ */
+function runFiles(files: readonly string[], env: NodeJS.ProcessEnv, timeoutS: number, share: string | false): Promise<TapRun> {
+  const failures = new TapFailures();
+  const times: TapRun['times'] = [];
+  const counts: Record<string, number> = {};
+  const held: string[] = [];
+  const emit = (text: string) => {
+    failures.write(text);
+    if (share) held.push(text);
+    else process.stdout.write(text);
+  };
+  const runOne = (file: string, n: number) =>
+    new Promise<void>((resolve) => {
+      const started = performance.now();
+      const child = spawn(process.execPath, ['--enable-source-maps', file], {
+        cwd: PROJECT_ROOT,
+        env: { ...env, TAP_TIMEOUT: String(timeoutS) },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      // tap's own limit is inside the file (TAP_TIMEOUT); this one ends a file that hangs outside it.
+      const killer = setTimeout(() => {
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+      }, (timeoutS + 30) * 1000);
+      let partial = '';
+      let own: Record<string, number> = {};
+      const source = sourceTestFile(file);
+      emit(`# Subtest: ${source}\n`);
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (chunk: string) => {
+        const lines = (partial + chunk).split('\n');
+        partial = lines.pop() ?? '';
+        const out: string[] = [];
+        for (const line of lines) {
+          const total = /^# \{ (total: .*) \}$/.exec(line);
+          if (total) own = Object.fromEntries(total[1].split(', ').map((pair) => pair.split(': ')).map(([k, v]) => [k, Number(v)]));
+          out.push(line ? `    ${line}` : '');
+        }
+        emit(out.map((l) => `${l}\n`).join(''));
+      });
+      child.on('close', (code, signal) => {
+        clearTimeout(killer);
+        if (partial) emit(`    ${partial}\n`);
+        const ms = performance.now() - started;
+        for (const [k, v] of Object.entries(own)) counts[k] = (counts[k] ?? 0) + v;
+        const ok = code === 0;
+        if (!ok && !own.fail) counts.fail = (counts.fail ?? 0) + 1;
+        counts.total = (counts.total ?? 0) + (!ok && !own.fail ? 1 : 0);
+        const time = `# time=${ms.toFixed(3)}ms`;
+        emit(ok ? `ok ${n} - ${source} ${time}\n` : `not ok ${n} - ${source} ${time}\n  ---\n  exitCode: ${code}\n  signal: ${signal}\n  ...\n`);
+        times.push({ file: source, seconds: ms / 1000 });
+        if (share) console.log(`# ${share}: ${ok ? 'ok' : 'not ok'} ${source} (${(ms / 1000).toFixed(0)} s)`);
+        resolve();
+      });
+    });
+  return (async () => {
+    emit('TAP version 14\n');
+    let n = 0;
+    for (const file of files) await runOne(file, ++n);
+    emit(`1..${n}\n# { ${Object.entries(counts).map(([k, v]) => `${k}: ${v}`).join(', ')} }\n`);
+    if (share) process.stdout.write(`# ${share}: its whole output\n${held.join('')}`);
+    failures.write('\n');
+    return { code: counts.fail ? 1 : 0, failures, times };
+  })();
+}
+
+/** tap's configured per-file time limit in seconds (package.json's tap.timeout). */
+async function tapTimeoutS(): Promise<number> {
+  const { TapConfig } = await import('@tapjs/config');
+  const config = await TapConfig.load();
+  return Number(config.get('timeout') ?? 30);
+}
+
+/**
+ * One tap process (tap's own runner, for a run given tap's options). Live: its output as it comes (one tap), or, for a share, a line per finished
  * file and the whole output when the share ends, so that three shares' TAP never interleave.
  */
 function runTap(tapBin: string, args: string[], env: NodeJS.ProcessEnv, share: string | false): Promise<TapRun> {
@@ -172,13 +267,13 @@ function runTap(tapBin: string, args: string[], env: NodeJS.ProcessEnv, share: s
 }
 
 /**
- * The whole suite in as many tap processes as tap's configured jobs, each running its share of
- * the files one at a time. tap itself starts files in name order, so the longest ones (the CLI's,
+ * The whole suite in as many shares as tap's configured jobs, each running its files one at a
+ * time (runFiles). tap itself starts files in name order, so the longest ones (the CLI's,
  * the runners') started last and the run ended with one file running alone; the shares are made
  * longest file first, each to the share with the least time so far (by the times in
  * test/file-times.json), so that they end together.
  */
-async function runShares(tapBin: string, env: NodeJS.ProcessEnv): Promise<Promise<TapRun>[]> {
+async function runShares(env: NodeJS.ProcessEnv, timeoutS: number): Promise<Promise<TapRun>[]> {
   const { TapConfig } = await import('@tapjs/config');
   const config = await TapConfig.load();
   const jobs = Math.max(1, Number(config.get('jobs') ?? 1));
@@ -188,7 +283,7 @@ async function runShares(tapBin: string, env: NodeJS.ProcessEnv): Promise<Promis
   const known = await readFileTimes();
   const shares = planShares(files, known, jobs);
   console.log(`# ${files.length} test files in ${shares.length} shares of about ${shares.map((s) => `${s.seconds.toFixed(0)} s`).join(', ')} (test/file-times.json)`);
-  return shares.map((s, i) => runTap(tapBin, ['--reporter=tap', '--jobs=1', ...s.files.sort().map(builtTestFile)], env, `share ${i + 1}/${shares.length}`));
+  return shares.map((s, i) => runFiles(s.files.sort().map(builtTestFile), env, timeoutS, `share ${i + 1}/${shares.length}`));
 }
 
 /**
