@@ -214,10 +214,11 @@ function runFiles(files: readonly string[], env: NodeJS.ProcessEnv, timeoutS: nu
       });
     });
   return (async () => {
+    const started = performance.now();
     emit('TAP version 14\n');
     let n = 0;
     for (const file of files) await runOne(file, ++n);
-    emit(`1..${n}\n# { ${Object.entries(counts).map(([k, v]) => `${k}: ${v}`).join(', ')} }\n`);
+    emit(`1..${n}\n# { ${Object.entries(counts).map(([k, v]) => `${k}: ${v}`).join(', ')} }\n# time=${(performance.now() - started).toFixed(3)}ms\n`);
     if (share) process.stdout.write(`# ${share}: its whole output\n${held.join('')}`);
     failures.write('\n');
     return { code: counts.fail ? 1 : 0, failures, times };
