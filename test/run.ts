@@ -159,7 +159,8 @@ interface TapRun {
  * without a failed assertion (it would not start, it was killed at its time limit) counts as one
  * failure.
  */
-function runFiles(files: readonly string[], env: NodeJS.ProcessEnv, timeoutS: number, share: string | false): Promise<TapRun> {
+function runFiles(files: readonly string[] | (() => string | undefined), env: NodeJS.ProcessEnv, timeoutS: number, share: string | false): Promise<TapRun> {
+  const next = typeof files === 'function' ? files : ((list) => () => list.shift())([...files]);
   const failures = new TapFailures();
   const times: TapRun['times'] = [];
   const counts: Record<string, number> = {};
@@ -217,7 +218,7 @@ function runFiles(files: readonly string[], env: NodeJS.ProcessEnv, timeoutS: nu
     const started = performance.now();
     emit('TAP version 14\n');
     let n = 0;
-    for (const file of files) await runOne(file, ++n);
+    for (let file = next(); file !== undefined; file = next()) await runOne(file, ++n);
     emit(`1..${n}\n# { ${Object.entries(counts).map(([k, v]) => `${k}: ${v}`).join(', ')} }\n# time=${(performance.now() - started).toFixed(3)}ms\n`);
     if (share) process.stdout.write(`# ${share}: its whole output\n${held.join('')}`);
     failures.write('\n');
@@ -267,11 +268,11 @@ function runTap(tapBin: string, args: string[], env: NodeJS.ProcessEnv, share: s
 }
 
 /**
- * The whole suite in as many shares as tap's configured jobs, each running its files one at a
- * time (runFiles). tap itself starts files in name order, so the longest ones (the CLI's,
- * the runners') started last and the run ended with one file running alone; the shares are made
- * longest file first, each to the share with the least time so far (by the times in
- * test/file-times.json), so that they end together.
+ * The whole suite in as many shares as tap's configured jobs, each running one file at a time
+ * (runFiles). The files wait in one queue, longest first by test/file-times.json, and a share
+ * takes the next as soon as it is free: the run ends with short files on every share, whatever
+ * the machine made of the estimates (files planned to shares beforehand ended up to 75 s apart
+ * on a fresh clone, the times being those of a warm checkout).
  */
 async function runShares(env: NodeJS.ProcessEnv, timeoutS: number): Promise<Promise<TapRun>[]> {
   const { TapConfig } = await import('@tapjs/config');
@@ -281,9 +282,12 @@ async function runShares(env: NodeJS.ProcessEnv, timeoutS: number): Promise<Prom
     .filter((f) => f.endsWith('.test.ts') && !f.split(path.sep).includes('fixtures'))
     .map((f) => path.posix.join('test', f.split(path.sep).join('/')));
   const known = await readFileTimes();
-  const shares = planShares(files, known, jobs);
-  console.log(`# ${files.length} test files in ${shares.length} shares of about ${shares.map((s) => `${s.seconds.toFixed(0)} s`).join(', ')} (test/file-times.json)`);
-  return shares.map((s, i) => runFiles(s.files.sort().map(builtTestFile), env, timeoutS, `share ${i + 1}/${shares.length}`));
+  const cost = (f: string) => known[f] ?? UNMEASURED_S;
+  const queue = [...files].sort((a, b) => cost(b) - cost(a) || a.localeCompare(b)).map(builtTestFile);
+  const shares = Math.min(jobs, files.length);
+  const total = files.reduce((sum, f) => sum + cost(f), 0);
+  console.log(`# ${files.length} test files, longest first, to ${shares} shares as each becomes free: about ${(total / shares).toFixed(0)} s each (test/file-times.json)`);
+  return Array.from({ length: shares }, (_, i) => runFiles(() => queue.shift(), env, timeoutS, `share ${i + 1}/${shares}`));
 }
 
 /**
@@ -299,18 +303,6 @@ function builtTestFile(arg: string): string {
 /** The source file of a built test file: what people read, and file-times.json's key. */
 function sourceTestFile(built: string): string {
   return built.replace(/^dist\//, '').replace(/\.js$/, '.ts');
-}
-
-/** Longest first, each to the share with the least time so far. */
-function planShares(files: readonly string[], seconds: Record<string, number>, jobs: number): { files: string[]; seconds: number }[] {
-  const shares = Array.from({ length: Math.min(jobs, files.length) }, () => ({ files: [] as string[], seconds: 0 }));
-  const cost = (f: string) => seconds[f] ?? UNMEASURED_S;
-  for (const file of [...files].sort((a, b) => cost(b) - cost(a) || a.localeCompare(b))) {
-    const least = shares.reduce((a, b) => (b.seconds < a.seconds ? b : a));
-    least.files.push(file);
-    least.seconds += cost(file);
-  }
-  return shares;
 }
 
 async function readFileTimes(): Promise<Record<string, number>> {
