@@ -22,25 +22,25 @@ const SKIPPED = [path.join('test', 'fixtures')];
 /** Sources read by people, never by the code. */
 const NOT_COPIED = /\.(md|ts)$|^file-times\.json$/;
 
-/** Every file under the source folders, relative to the root. */
-async function sourceFiles(root, dirs) {
+/** Every file under `base`/`dir` for each of `dirs`, relative to `root`; a folder that is not there has none. */
+async function filesUnder(root, base, dirs) {
   const out = [];
   for (const dir of dirs) {
     let entries;
     try {
-      entries = await readdir(path.join(root, dir), { recursive: true, withFileTypes: true });
+      entries = await readdir(path.join(base, dir), { recursive: true, withFileTypes: true });
     } catch (err) {
       if (err.code === 'ENOENT') continue;
       throw err;
     }
-    for (const e of entries) {
-      if (!e.isFile()) continue;
-      const rel = path.relative(root, path.join(e.parentPath ?? e.path, e.name));
-      if (SKIPPED.some((s) => rel === s || rel.startsWith(s + path.sep))) continue;
-      out.push(rel);
-    }
+    for (const e of entries) if (e.isFile()) out.push(path.relative(root, path.join(e.parentPath ?? e.path, e.name)));
   }
   return out;
+}
+
+/** Every file under the source folders, relative to the root. */
+async function sourceFiles(root, dirs) {
+  return (await filesUnder(root, root, dirs)).filter((rel) => !SKIPPED.some((s) => rel === s || rel.startsWith(s + path.sep)));
 }
 
 /** dist/'s name for a source file, or null when the file stays out of dist/. */
@@ -81,21 +81,7 @@ export async function build({ root = ROOT, dirs = SOURCE_DIRS, quiet = false, fo
     }),
   );
   // Outputs whose source is gone (a file deleted or renamed) would still be importable: removed.
-  const removed = [];
-  for (const dir of dirs) {
-    let entries;
-    try {
-      entries = await readdir(path.join(dist, dir), { recursive: true, withFileTypes: true });
-    } catch (err) {
-      if (err.code === 'ENOENT') continue;
-      throw err;
-    }
-    for (const e of entries) {
-      if (!e.isFile()) continue;
-      const rel = path.relative(root, path.join(e.parentPath ?? e.path, e.name));
-      if (!wanted.has(rel)) removed.push(rel);
-    }
-  }
+  const removed = (await filesUnder(root, dist, dirs)).filter((rel) => !wanted.has(rel));
   await Promise.all(removed.map((rel) => rm(path.join(root, rel), { force: true })));
   if (toCompile.length > 0) {
     const esbuild = await import('esbuild');
