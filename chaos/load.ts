@@ -32,8 +32,6 @@ import { outcome } from '../test/helpers/seed.js';
 /** Longest a single request may take before it counts as an error (no answer). */
 const REQUEST_MS = 30_000;
 
-const ROOT = PROJECT_ROOT;
-
 /** A running service: its loopback base URL and a handle on its database. */
 export interface LoadService {
   base: string;
@@ -92,8 +90,8 @@ export async function startLoadService(options: { signal: AbortSignal; log: (lin
     await runWorkerMigrations(url);
     // WEBPERF_LOAD_CPU_PROF=<dir>: a V8 CPU profile of the API process, written when it stops.
     const prof = process.env.WEBPERF_LOAD_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.WEBPERF_LOAD_CPU_PROF}`] : [];
-    const child = spawn(process.execPath, [...prof, path.join(ROOT, 'bin', 'webperf.js'), 'api'], {
-      cwd: ROOT,
+    const child = spawn(process.execPath, [...prof, path.join(PROJECT_ROOT, 'bin', 'webperf.js'), 'api'], {
+      cwd: PROJECT_ROOT,
       env: {
         ...process.env,
         NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', DATABASE_URL: url,

@@ -7,11 +7,12 @@ import { parentPort, workerData } from 'node:worker_threads';
 
 process.setSourceMapsEnabled(true);
 const port = parentPort!;
-const mod = (await import((workerData as { module: string }).module)) as Record<string, unknown>;
+const { module } = workerData as { module: string };
+const mod = (await import(module)) as Record<string, unknown>;
 port.on('message', async ({ id, fn, args }: { id: number; fn: string; args: unknown[] }) => {
   try {
     const f = mod[fn];
-    if (typeof f !== 'function') throw new TypeError(`${(workerData as { module: string }).module} exports no function ${fn}`);
+    if (typeof f !== 'function') throw new TypeError(`${module} exports no function ${fn}`);
     port.postMessage({ id, ok: true, value: await f(...args) });
   } catch (err) {
     const error = err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : { name: 'Error', message: String(err) };

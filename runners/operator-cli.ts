@@ -460,6 +460,8 @@ async function users(ctx: Ctx, sub: string | undefined, args: string[]): Promise
 }
 
 const COMMANDS = { sites, levels, categories, keys, users } as const;
+/** The operator commands, as the command line dispatches them here (runners/cli.ts). */
+export const OPERATOR_COMMANDS: readonly string[] = Object.keys(COMMANDS);
 
 /**
  * Runs one operator command. Bad input: a message on stderr and exit code 2; a command may end

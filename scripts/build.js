@@ -1,12 +1,12 @@
 // The build: every TypeScript source of the project (core, plugins, api, runners, migrations,
 // chaos, bench, test) transformed to JavaScript with a linked source map in dist/, the same tree
 // one folder down, and the files the code reads beside itself (templates, static files, JSON data,
-// the demo site, the plain-JavaScript worker entry) copied there. The sources stay the only
+// the demo site) copied there. The sources stay the only
 // sources: dist/ is not committed, `npm ci` builds it (prepare), and `npm start`, `npm test` and
 // bin/webperf.js build what changed before they run, so a stale build cannot run by mistake.
 //
 // esbuild transforms one file at a time (no bundling, imports stay as written); types are checked
-// by `tsc --noEmit` (npm run typecheck, and npm test beside its set-up). Incremental: a file is
+// by `tsc --noEmit` (npm run typecheck, and npm test beside the suite). Incremental: a file is
 // rebuilt when its source is newer than its output, and an output whose source is gone is removed.
 // Plain JavaScript on purpose: it runs before there is anything built.
 import { copyFile, mkdir, readdir, rm, stat } from 'node:fs/promises';
@@ -17,6 +17,8 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const DIST = path.join(ROOT, 'dist');
 /** The folders whose code runs from dist/ (tsconfig.json's include, less bin/). */
 export const SOURCE_DIRS = ['core', 'plugins', 'api', 'runners', 'migrations', 'chaos', 'bench', 'test'];
+/** The folders the service itself runs from (bin/webperf.js builds only these). */
+export const SERVICE_DIRS = ['core', 'plugins', 'api', 'runners', 'migrations'];
 /** Not built: the fixture websites and plugin packages the tests serve or install as they are. */
 const SKIPPED = [path.join('test', 'fixtures')];
 /** Sources read by people, never by the code. */

@@ -1,8 +1,9 @@
 /**
  * kysely, loaded from its CommonJS build. Its ES module build is 262 files, each resolved and
  * linked as a module of its own (under the tsx loader the project once ran on, 0.4 s of every
- * process start). The CommonJS build is the same code and loads as a few files. The project imports kysely from here, never from 'kysely' directly
- * (test/architecture.test.ts), so that one copy of it is loaded.
+ * process start). The CommonJS build is the same code and loads as a few files. The project
+ * imports kysely from here, never from 'kysely' directly (test/architecture.test.ts), so that one
+ * copy of it is loaded.
  */
 import { createRequire } from 'node:module';
 import type * as K from 'kysely';

@@ -12,10 +12,8 @@
  */
 import { loadConfig } from '../../core/config.js';
 import { describedError } from '../../runners/cli.js';
-import { operatorCommand } from '../../runners/operator-cli.js';
+import { OPERATOR_COMMANDS, operatorCommand } from '../../runners/operator-cli.js';
 
-/** The commands runners/cli.ts passes to operatorCommand. */
-const OPERATOR_COMMANDS = new Set(['sites', 'levels', 'categories', 'keys', 'users']);
 
 export interface OperatorResult {
   code: number;
@@ -30,8 +28,8 @@ export interface OperatorResult {
  */
 export async function operator(env: Record<string, string | undefined>, ...args: string[]): Promise<OperatorResult> {
   const [command, ...rest] = args;
-  if (command === undefined || !OPERATOR_COMMANDS.has(command)) {
-    throw new Error(`operator(): "${command ?? ''}" is not an operator command (${[...OPERATOR_COMMANDS].join(', ')}); spawn bin/webperf.js for it`);
+  if (command === undefined || !OPERATOR_COMMANDS.includes(command)) {
+    throw new Error(`operator(): "${command ?? ''}" is not an operator command (${OPERATOR_COMMANDS.join(', ')}); spawn bin/webperf.js for it`);
   }
   let stdout = '';
   let stderr = '';
