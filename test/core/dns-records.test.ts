@@ -10,6 +10,7 @@ import net from 'node:net';
 import dnsPacket from 'dns-packet';
 import t from 'tap';
 import { recordLookup } from '../../core/net/dns-records.js';
+import { onOnePort } from '../helpers/world/one-port.js';
 
 type Query = dnsPacket.DecodedPacket;
 /** The datagrams (UDP) or the message (TCP) that answer `query`, at once or later. */
@@ -23,25 +24,28 @@ function response(q: Query, extra: Partial<dnsPacket.Packet> & { rcode?: number 
 }
 
 async function server(script: Script) {
-  const udp = dgram.createSocket('udp4');
-  udp.on('message', async (msg, from) => {
+  const onUdp = (udp: dgram.Socket) => async (msg: Buffer, from: dgram.RemoteInfo) => {
     for (const out of await script(dnsPacket.decode(msg), 'udp')) udp.send(out, from.port, from.address);
-  });
-  await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
-  const port = udp.address().port;
-  const tcp = net.createServer((socket) => {
-    let buf = Buffer.alloc(0);
-    socket.on('data', async (chunk) => {
-      buf = Buffer.concat([buf, chunk]);
-      while (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
-        const msg = buf.subarray(2, 2 + buf.readUInt16BE(0));
-        buf = buf.subarray(2 + msg.length);
-        for (const out of await script(dnsPacket.decode(msg), 'tcp')) socket.write(Buffer.concat([Buffer.from([out.length >> 8, out.length & 0xff]), out]));
-      }
+  };
+  const tcpServer = () =>
+    net.createServer((socket) => {
+      let buf = Buffer.alloc(0);
+      socket.on('data', async (chunk) => {
+        buf = Buffer.concat([buf, chunk]);
+        while (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
+          const msg = buf.subarray(2, 2 + buf.readUInt16BE(0));
+          buf = buf.subarray(2 + msg.length);
+          for (const out of await script(dnsPacket.decode(msg), 'tcp')) socket.write(Buffer.concat([Buffer.from([out.length >> 8, out.length & 0xff]), out]));
+        }
+      });
+      socket.on('error', () => {});
     });
-    socket.on('error', () => {});
-  });
-  await new Promise<void>((resolve) => tcp.listen(port, '127.0.0.1', resolve));
+  // UDP and TCP on one port number, as a DNS server has them.
+  const { udp, tcp, port } = await onOnePort(() => {
+    const udp = dgram.createSocket('udp4');
+    udp.on('message', onUdp(udp));
+    return udp;
+  }, tcpServer);
   t.teardown(() => {
     udp.close();
     tcp.close();

@@ -17,6 +17,7 @@
  */
 import type { Socket } from 'node:net';
 import dns2 from 'dns2';
+import { onOnePort } from './one-port.js';
 
 const { Packet } = dns2;
 type DnsRequest = InstanceType<typeof Packet>;
@@ -113,41 +114,33 @@ export async function startDnsServer(zone: Map<string, ZoneRecords>): Promise<Dn
     }
     return send(response);
   };
-  // One port for both transports, as port 53: UDP takes a free one, TCP the same (tried again
-  // with another should that be taken for TCP).
-  for (let attempt = 1; ; attempt++) {
-    const udp = dns2.createUDPServer(handle(false) as any);
-    const tcp = dns2.createTCPServer(handle(true) as any);
-    // An answer that cannot be sent (a client gone) is no failure of the test.
-    udp.on('error', () => {});
-    await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', () => resolve()));
-    const port = udp.address().port;
-    const listening = await new Promise<boolean>((resolve) => {
-      tcp.once('error', () => resolve(false));
-      tcp.listen(port, '127.0.0.1', () => resolve(true));
-    });
-    if (!listening) {
+  // One port for both transports, as port 53.
+  const { udp, tcp, port } = await onOnePort(
+    () => {
+      const udp = dns2.createUDPServer(handle(false) as any);
+      // An answer that cannot be sent (a client gone) is no failure of the test.
+      udp.on('error', () => {});
+      return udp;
+    },
+    () => dns2.createTCPServer(handle(true) as any),
+    5,
+  );
+  tcp.on('error', () => {});
+  const sockets = new Set<Socket>();
+  tcp.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  return {
+    address: `127.0.0.1:${port}`,
+    asked,
+    close: async () => {
       udp.close();
-      if (attempt < 5) continue;
-      throw new Error(`the test DNS server found no port free for both UDP and TCP`);
-    }
-    tcp.on('error', () => {});
-    const sockets = new Set<Socket>();
-    tcp.on('connection', (socket: Socket) => {
-      sockets.add(socket);
-      socket.once('close', () => sockets.delete(socket));
-    });
-    return {
-      address: `127.0.0.1:${port}`,
-      asked,
-      close: async () => {
-        udp.close();
-        await new Promise<void>((resolve) => {
-          tcp.close(() => resolve());
-          // Connections a client keeps open (RFC 7766) do not hold the close up.
-          for (const socket of sockets) socket.destroy();
-        });
-      },
-    };
-  }
+      await new Promise<void>((resolve) => {
+        tcp.close(() => resolve());
+        // Connections a client keeps open (RFC 7766) do not hold the close up.
+        for (const socket of sockets) socket.destroy();
+      });
+    },
+  };
 }
