@@ -30,6 +30,9 @@
  * B is the runner as it works page after page: each job finds the browser context and page of its
  * load opened as the job before it ended (SparePage, core/gather/guarded-context.ts); the warm-up
  * job opens the first. A bare run opens its own context and page before its timer starts.
+ * Lighthouse's host benchmark (BenchmarkIndex, 1 s of loops in the page) runs at the warm-up's
+ * first load and not again in this process (core/gather/lighthouse-modules.ts): A and B alike
+ * report that figure, and the ratio compares the page loads alone.
  *
  *   npm run bench -- pipeline
  *   node dist/bench/pipeline.js [--rounds 3] [--naive-rounds N]

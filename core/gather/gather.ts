@@ -12,7 +12,7 @@ import type { Artifacts, CookieRecord, LighthouseArtifact, Probes, TextResource 
 import type { TargetGuard } from '../net/target-guard.js';
 import { networkFromDevtoolsLog } from './network.js';
 import { withGuardedLighthouseFetches } from './lighthouse-fetch.js';
-import { lighthouseModules, type LighthouseModules } from './lighthouse-modules.js';
+import { lighthouseModules, rememberBenchmarkIndex, type LighthouseModules } from './lighthouse-modules.js';
 import { createProbes } from '../net/probes.js';
 import { untilAborted } from '../abort.js';
 import { runAxe } from './axe.js';
@@ -317,6 +317,7 @@ async function gatherIn({ page, proxy }: GuardedPage, url: string, options: Gath
     // audits, 1.1 s beside them, the audits 0.9 s either way).
     const gathered = await withGuardedLighthouseFetches(options.probes ?? createProbes(guard), () => navigationGather(page as any, url, { flags: { ...(options.needs?.lighthouse === false ? LIGHT_LIGHTHOUSE_FLAGS : LIGHTHOUSE_FLAGS) } }));
     const lh: any = gathered.artifacts;
+    rememberBenchmarkIndex(lh.BenchmarkIndex);
     lap?.next('gather:network');
     // A failed load keeps its requests too, as DevtoolsLogError.
     const devtoolsLog = lh.DevtoolsLog ?? lh.DevtoolsLogError ?? lh.devtoolsLogs?.defaultPass ?? [];

@@ -7,6 +7,7 @@
 import t from 'tap';
 import { testPage } from '../../core/engine.js';
 import { gather, gatherNeeds } from '../../core/gather/gather.js';
+import { hostBenchmarkIndex } from '../../core/gather/lighthouse-modules.js';
 import { loadPlugins } from '../../core/registry.js';
 import { testBrowserPool } from '../helpers/fixture-artifacts.js';
 import { startWorld } from '../helpers/world/index.js';
@@ -66,4 +67,17 @@ t.test('a run of the types that need neither loads light, and each of them rates
   t.ok(full.artifacts.lighthouse, 'with type 30 they were');
   const ratings = (p: typeof full) => p.outcomes.filter((o) => types.includes(o.typeOfTest)).map((o) => [o.typeOfTest, o.rating, o.ratings, o.error]);
   t.strictSame(ratings(light), ratings(full));
+});
+
+t.test('the host is benchmarked at the first page load of a process, and later loads report that figure', async (t) => {
+  // Every test above loaded a page in this process: the first one measured the host.
+  const measured = hostBenchmarkIndex();
+  t.ok(typeof measured === 'number' && measured > 0, `Lighthouse's BenchmarkIndex measured once: ${measured}`);
+  const { pageFunctions } = (await import('lighthouse/core/lib/page-functions.js')) as unknown as { pageFunctions: { computeBenchmarkIndex: () => number } };
+  // Lighthouse evaluates the page function's source in the page before each load, as here.
+  const page = await (await testBrowserPool().acquire()).newPage();
+  t.teardown(() => page.close());
+  t.equal(await page.evaluate(`(${pageFunctions.computeBenchmarkIndex.toString()})()`), measured, 'in the page it gives the measured figure, without running the benchmark');
+  await gather(site.url, { browser: await testBrowserPool().acquire(), guard, needs: { lighthouse: false, axe: false } });
+  t.equal(hostBenchmarkIndex(), measured, 'a later load does not measure again');
 });
