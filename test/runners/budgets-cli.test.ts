@@ -1,9 +1,12 @@
 /**
  * `webperf test` in a CI pipeline: budgets (`--assert`, `--budget FILE.json`), the exit code and
- * the JUnit report, as a pipeline runs the spawned CLI against sites served as real ones are
- * (world.env(): the test world's DNS server and CA). The same budgets on a page within them
- * (https://good.test/) and on one outside them (https://flawed.test/), on a page that could not be
- * tested (answers 500), and refused before any page is loaded when they are wrong.
+ * the JUnit report, against sites served as real ones are (world.env(): the test world's DNS
+ * server and CA). The same budgets on a page within them (https://good.test/) and on one outside
+ * them (https://flawed.test/), on a page that could not be tested (answers 500), and refused before
+ * any page is loaded when they are wrong. The page outside its budgets is tested as a pipeline
+ * runs it, by the spawned CLI (its exit code 3 is the process's); the rest runs the same command
+ * in this process (webperfTest, test/helpers/operator.ts), each loading its page in a Chromium of
+ * its own as the spawned one does.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -14,12 +17,19 @@ import { XMLParser } from 'fast-xml-parser';
 import t from 'tap';
 import { PROJECT_ROOT } from '../../core/config.js';
 import { fixtureSite } from '../helpers/fixture-artifacts.js';
+import { webperfTest } from '../helpers/operator.js';
 import { testWorld } from '../helpers/world/index.js';
 
 const run = promisify(execFile);
 const BIN = path.join(PROJECT_ROOT, 'bin', 'webperf.js');
 
+/** `webperf test ...` in this process. */
 async function webperf(args: string[]) {
+  return webperfTest((await testWorld()).env(), args.slice(args[0] === 'test' ? 1 : 0));
+}
+
+/** `node bin/webperf.js ...`, as a pipeline runs it. */
+async function spawned(args: string[]) {
   const world = (await testWorld()).env();
   try {
     const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...world }, timeout: 300_000 });
@@ -73,7 +83,7 @@ t.test('a page within its budgets: exit code 0, a JUnit report without failures'
 
 t.test('a page outside its budgets: exit code 3, one line per broken budget, failures in the JUnit report on stdout', async (t) => {
   const site = await fixtureSite('flawed');
-  const r = await webperf(['test', site.url, ...TESTS, ...BUDGETS, '--assert', '101>=1', '--format', 'junit']);
+  const r = await spawned(['test', site.url, ...TESTS, ...BUDGETS, '--assert', '101>=1', '--format', 'junit']);
   t.equal(r.code, 3, r.stderr);
   t.strictSame(budgetLines(r.stderr), [
     'budget broken: a11y>=4.5 on https://flawed.test/: 1.50 (test type 18), limit 4.5',
@@ -126,7 +136,7 @@ t.test('a page that could not be tested: exit code 1, its budgets broken, its te
   ], 'each test type failed with the reason, and the budget');
 });
 
-// Each kind of refusal once through the real CLI (the grammar's and the budget file's every error
+// Each kind of refusal once through the command (the grammar's and the budget file's every error
 // are in test/core/budgets.test.ts).
 t.test('wrong budgets are refused with exit code 2 before any page is loaded', async (t) => {
   const refused = async (args: string[], stderr: string) => {

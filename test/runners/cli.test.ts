@@ -4,6 +4,8 @@
  * test world's DNS server and the certificate issued by the suite's CA. The spawned CLI is
  * configured as an operator would configure it (world.env(): WEBPERF_DNS_SERVERS,
  * WEBPERF_EXTRA_CA_CERTS), so every page load goes through the guard proxy's tunnel on port 443.
+ * Every test type on one page, and the start without Chromium, through the spawned CLI; the output
+ * formats and the refusals of bad input run the same command in this process (webperfTest).
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
@@ -14,10 +16,16 @@ import { NOT_RATED } from '../../core/plugin-api.js';
 import { discoverPlugins } from '../../core/registry.js';
 import httpNetwork from '../../plugins/http-network/index.js';
 import { fixtureSite } from '../helpers/fixture-artifacts.js';
+import { webperfTest } from '../helpers/operator.js';
 import { testWorld } from '../helpers/world/index.js';
 
 const run = promisify(execFile);
 const BIN = path.join(PROJECT_ROOT, 'bin', 'webperf.js');
+
+/** `webperf test ...` in this process (test/helpers/operator.ts), pointed at this process's world. */
+async function webperfInProcess(args: string[]) {
+  return webperfTest((await testWorld()).env(), args.slice(1));
+}
 
 async function webperf(args: string[], env: Record<string, string> = {}) {
   // Pointed at this process's world unless the test says otherwise.
@@ -35,7 +43,7 @@ const kommun = (await testWorld()).site('kommun.test', { root: 'good', aliases: 
 t.test('webperf test <url> prints real Lighthouse-based ratings, with progress', async (t) => {
   const site = await fixtureSite('flawed');
   t.equal(site.url, 'https://flawed.test/');
-  const json = await webperf(['test', site.url, '--tests', '30,28', '--format', 'json', '--lang', 'en']);
+  const json = await webperfInProcess(['test', site.url, '--tests', '30,28', '--format', 'json', '--lang', 'en']);
   t.equal(json.code, 0, json.stderr);
   const body = JSON.parse(json.stdout);
   t.equal(body.url, site.url);
@@ -52,7 +60,7 @@ t.test('webperf test <url> prints real Lighthouse-based ratings, with progress',
   t.match(json.stderr, /… lighthouse/);
   t.match(json.stderr, /✓ 30 .*: \d\.\d\d/);
 
-  const text = await webperf(['test', site.url, '--tests', '28', '--lang', 'sv']);
+  const text = await webperfInProcess(['test', site.url, '--tests', '28', '--lang', 'sv']);
   t.equal(text.code, 0, text.stderr);
   t.match(text.stdout, /^== 28 HTML-validering: 3\.00\n/);
   t.match(text.stdout, /Standarder: Betyg: 3\.00\n- /);
@@ -79,13 +87,13 @@ t.test('every test type runs on an https://<name>.test/ site, through the guard 
 });
 
 t.test('webperf test refuses bad input with a clear message', async (t) => {
-  const noUrl = await webperf(['test']);
+  const noUrl = await webperfInProcess(['test']);
   t.equal(noUrl.code, 2);
   t.match(noUrl.stderr, /a URL is required/);
-  const badTests = await webperf(['test', 'https://kommun.test/', '--tests', '30,777']);
+  const badTests = await webperfInProcess(['test', 'https://kommun.test/', '--tests', '30,777']);
   t.equal(badTests.code, 2);
   t.match(badTests.stderr, /unknown test types 777/);
-  const badLang = await webperf(['test', 'https://kommun.test/', '--lang', 'de']);
+  const badLang = await webperfInProcess(['test', 'https://kommun.test/', '--lang', 'de']);
   t.equal(badLang.code, 2);
   t.match(badLang.stderr, /--lang must be one of sv, en, da, no, fi, is/);
 });
