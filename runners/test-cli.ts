@@ -17,6 +17,7 @@ import type { TestOutcome } from '../core/pipeline.js';
 import type { PluginRegistry } from '../core/registry.js';
 import { BUDGET_OPTIONS, checkBudgetsOrFail, EXIT_BUDGET_BROKEN, printBudgets, readBudgets } from './budget-cli.js';
 import { USAGE } from './cli-usage.js';
+import { PROCESS_IO, type CommandIo } from './command-io.js';
 
 const FORMATS = ['text', 'json', 'junit'];
 
@@ -28,19 +29,6 @@ function formatOutcome(o: TestOutcome, lang: Lang, registry: PluginRegistry): st
   const parts = [`== ${o.typeOfTest} ${name}: ${rating}`, r.overall, r.a11y, r.perf, r.sec, r.stand].filter(Boolean);
   return parts.join('\n') + '\n';
 }
-
-/** Where the command writes and how it ends: the process's own streams and exit, unless given. */
-export interface CommandIo {
-  out(text: string): void;
-  err(text: string): void;
-  exit(code: number): never;
-}
-
-const PROCESS_IO: CommandIo = {
-  out: (text) => void process.stdout.write(text),
-  err: (text) => void process.stderr.write(text),
-  exit: (code) => process.exit(code),
-};
 
 export async function testCommand(config: Config, args: string[], fail: (message: string, code?: number) => never, io: CommandIo = PROCESS_IO): Promise<void> {
   let parsed;

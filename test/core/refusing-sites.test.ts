@@ -4,14 +4,10 @@
  * that never completes. The run says what happened in plain words (Swedish and English), and no
  * test type rates it: every registered plugin's outcome is that reason, not rated. Real Chromium,
  * Lighthouse and plugins on the test world, through testPage as the CLI and the runner call it;
- * one case through a real runner into PostgreSQL and out of the API, one through the CLI.
+ * one case through a real runner into PostgreSQL and out of the API, one through the CLI's command.
  */
-import { execFile } from 'node:child_process';
 import type { ServerResponse } from 'node:http';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
-import { PROJECT_ROOT } from '../../core/config.js';
 import type { Db } from '../../core/db/database.js';
 import { testPage, type PageTest } from '../../core/engine.js';
 import { ErrorCodes } from '../../core/errors.js';
@@ -21,6 +17,7 @@ import { createKey } from '../../core/store/keys.js';
 import { createSite } from '../../core/store/sites.js';
 import { buildTestApi } from '../helpers/api.js';
 import { testBrowserPool } from '../helpers/fixture-artifacts.js';
+import { webperfTest } from '../helpers/operator.js';
 import { startTestRunner } from '../helpers/runner.js';
 import { startWorld } from '../helpers/world/index.js';
 
@@ -204,13 +201,8 @@ t.test('a re-test through the API and a real runner: every result stored not rat
 });
 
 t.test('webperf test on a refusing site: the reason first, every type not rated, exit code 1', async (t) => {
-  const run = promisify(execFile);
-  const env = { ...process.env, ...world.env() };
-  const args = [path.join(PROJECT_ROOT, 'bin', 'webperf.js'), 'test', sites.captcha.url, '--lang', 'sv'];
-  const res = await run(process.execPath, args, { env, timeout: 180_000 }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
-  );
+  // The command in this process (its exit code recorded): cli.test.ts spawns it.
+  const res = await webperfTest(world.env(), [sites.captcha.url, '--lang', 'sv']);
   t.equal(res.code, 1, 'exit code 1');
   const sv = 'Webbplatsen stoppade testet: https://captcha.test/ svarade 503 med en robotkontroll (”Verifiera att du är en människa”), en sida från en brandvägg eller CAPTCHA-tjänst som håller automatiska besökare ute, i stället för sidan. Webbplatsens ägare kan släppa igenom testet.';
   const active = registry.select(null).filter((p) => p.meta.id !== 150);

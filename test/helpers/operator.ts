@@ -13,6 +13,7 @@
 import { loadConfig } from '../../core/config.js';
 import { describedError } from '../../runners/cli.js';
 import { OPERATOR_COMMANDS, operatorCommand } from '../../runners/operator-cli.js';
+import { auditCommand } from '../../runners/audit-cli.js';
 import { testCommand } from '../../runners/test-cli.js';
 
 
@@ -66,14 +67,15 @@ class Exit extends Error {
 }
 
 /**
- * `webperf test ...args` in process (runners/test-cli.ts's testCommand, as runners/cli.ts calls it,
- * with `env` over process.env): what the spawned command would print on stdout and stderr, and its
- * exit code. The command loads its page in a Chromium of its own, as the spawned one does; what
- * is saved is the process (its start, the engine's and Lighthouse's modules: about 2 s of CPU).
- * cli.test.ts spawns the real command: its whole run as an operator starts it, and its start
- * without Chromium.
+ * `webperf test|audit ...args` in process (runners/test-cli.ts's testCommand and
+ * runners/audit-cli.ts's auditCommand, as runners/cli.ts calls them, with `env` over
+ * process.env): what the spawned command would print on stdout and stderr, and its exit code. The
+ * command loads its pages in a Chromium of its own, as the spawned one does; what is saved is the
+ * process (its start, the engine's and Lighthouse's modules: about 2 s of CPU). cli.test.ts and
+ * audit-budgets.test.ts spawn the real commands (their whole run as an operator starts them).
+ * Not for what Node reads as it starts (NODE_EXTRA_CA_CERTS): spawn for that.
  */
-export async function webperfTest(env: Record<string, string | undefined>, args: string[]): Promise<OperatorResult> {
+export async function webperfCommand(env: Record<string, string | undefined>, command: 'test' | 'audit', args: string[]): Promise<OperatorResult> {
   let stdout = '';
   let stderr = '';
   const exit = (code: number): never => {
@@ -83,11 +85,16 @@ export async function webperfTest(env: Record<string, string | undefined>, args:
     stderr += `${message}\n`;
     return exit(code);
   };
+  const io = { out: (s: string) => void (stdout += s), err: (s: string) => void (stderr += s), exit, errIsTty: false };
   try {
-    await testCommand(loadConfig({ ...process.env, ...env }), args, fail, { out: (s) => void (stdout += s), err: (s) => void (stderr += s), exit });
+    const config = loadConfig({ ...process.env, ...env });
+    await (command === 'test' ? testCommand : auditCommand)(config, args, fail, io);
     return { code: 0, stdout, stderr };
   } catch (err) {
     if (err instanceof Exit) return { code: err.code, stdout, stderr };
     return { code: 1, stdout, stderr: `${stderr}webperf: ${describedError(err).message}\n` };
   }
 }
+
+/** `webperf test ...args` in process (webperfCommand). */
+export const webperfTest = (env: Record<string, string | undefined>, args: string[]) => webperfCommand(env, 'test', args);

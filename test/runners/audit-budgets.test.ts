@@ -3,7 +3,8 @@
  * broken one is a line naming the page, the exit code is 3, and `--junit FILE` writes a test suite
  * per page. The spawned CLI is pointed at the test world (world.env()) and crawls a municipality
  * whose start page is within its budgets, whose /bygga-bo/ is outside them (an image without alt
- * text) and whose /om-kommunen/ could not be tested (it answers 500).
+ * text) and whose /om-kommunen/ could not be tested (it answers 500). A crawl within its budgets
+ * and the refusals run the same command in this process (webperfCommand, test/helpers/operator.ts).
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -14,6 +15,7 @@ import { XMLParser } from 'fast-xml-parser';
 import t from 'tap';
 import { PROJECT_ROOT } from '../../core/config.js';
 import { staticHandler } from '../../runners/static-site.js';
+import { webperfCommand } from '../helpers/operator.js';
 import { startWorld } from '../helpers/world/index.js';
 
 const run = promisify(execFile);
@@ -87,14 +89,14 @@ t.test('webperf audit within its budgets exits with 0', async (t) => {
   await world.site('www.kommun.test', { root: 'kommun-www' });
   const out = await mkdtemp(path.join(os.tmpdir(), 'webperf-audit-budgets-'));
   t.teardown(() => rm(out, { recursive: true, force: true }));
-  const r = await webperf(['audit', 'https://www.kommun.test/', '--pages', '1', '--out', out, '--assert', '18>=4.5,23:security>=4'], world.env());
+  const r = await webperfCommand(world.env(), 'audit', ['https://www.kommun.test/', '--pages', '1', '--out', out, '--assert', '18>=4.5,23:security>=4']);
   t.equal(r.code, 0, r.stderr);
   t.strictSame(r.stderr.split('\n').filter((l) => l.startsWith('budget')), ['budgets: all 2 met']);
 });
 
 t.test('webperf audit refuses budgets it cannot judge, with exit code 2', async (t) => {
   const refused = async (args: string[], stderr: string) => {
-    const r = await webperf(['audit', 'https://www.kommun.test/', '--pages', '2', ...args]);
+    const r = await webperfCommand({}, 'audit', ['https://www.kommun.test/', '--pages', '2', ...args]);
     t.strictSame([r.code, r.stderr, r.stdout], [2, stderr, ''], args.join(' '));
   };
   await refused(['--format', 'csv', '--assert', '18>=4'], 'webperf audit: budgets and --junit need the test types of --format audit_v2 (csv runs axe alone)\n');
