@@ -1,8 +1,9 @@
 /**
- * A real runner in the test's own process: its own Chromium, graphile-worker on the test
- * database, and a guard built as the service builds it from its settings: the test world's
- * resolver (WEBPERF_DNS_SERVERS) and the suite's CA (WEBPERF_EXTRA_CA_CERTS), trusted by the guard's
- * probes and by the runner's Chromium alike. Stopped (and its Chromium closed) when the test ends.
+ * A real runner in the test's own process: graphile-worker on the test database, a guard built as
+ * the service builds it from its settings: the test world's resolver (WEBPERF_DNS_SERVERS) and the
+ * suite's CA (WEBPERF_EXTRA_CA_CERTS), trusted by the guard's probes and by the runner's Chromium
+ * alike, and the test process's shared Chromium (testBrowserPool) when it trusts the same CA,
+ * else a Chromium of its own. Stopped (and a Chromium of its own closed) when the test ends.
  */
 import type { Runner } from 'graphile-worker';
 import { sql } from '../../core/db/kysely.js';
@@ -12,6 +13,7 @@ import { TargetGuard } from '../../core/net/target-guard.js';
 import type { PluginRegistry } from '../../core/registry.js';
 import { BrowserPool } from '../../runners/browser-pool.js';
 import { startWorker } from '../../runners/worker.js';
+import { testBrowserPool } from './fixture-artifacts.js';
 import { suiteTrust, testRecords, testResolver } from './world/index.js';
 
 interface Teardown { teardown(fn: () => unknown): void }
@@ -31,11 +33,12 @@ export interface TestRunnerOptions {
 
 export async function startTestRunner(t: Teardown, options: TestRunnerOptions): Promise<Runner> {
   const guard = options.guard ?? new TargetGuard(options.allowOrigins ?? ['127.0.0.0/8'], { resolver: testResolver, records: testRecords, trust: suiteTrust() });
-  const pool = new BrowserPool(findChromium(process.env.CHROMIUM_PATH), null, guard.trust.chromiumArgs);
+  const shared = guard.trust.chromiumArgs.join(' ') === suiteTrust().chromiumArgs.join(' ');
+  const pool = shared ? testBrowserPool() : new BrowserPool(findChromium(process.env.CHROMIUM_PATH), null, guard.trust.chromiumArgs);
   let worker: Runner | null = null;
   t.teardown(async () => {
     await worker?.stop();
-    await pool.close();
+    if (!shared) await pool.close();
   });
   worker = await startWorker({
     db: options.db, connectionString: options.connectionString, pool, guard, registry: options.registry,
