@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { brokenBudgetLine, budgetSummary, checkBudgets, parseAssertions, parseBudgetFile, unique, type Budget, type BudgetResult } from '../core/budgets.js';
 import { isWebperfError } from '../core/errors.js';
 import type { TestPlugin } from '../core/plugin-api.js';
+import { PROCESS_IO } from './command-io.js';
 
 /** The exit code of a command whose page was tested and one of whose budgets is broken. */
 export const EXIT_BUDGET_BROKEN = 3;
@@ -60,7 +61,7 @@ export function checkBudgetsOrFail(command: string, budgets: readonly Budget[], 
 }
 
 /** One line per broken budget on stderr (or `err`), then the count; true when one is broken. */
-export function printBudgets(pages: readonly { url: string; budgets: readonly BudgetResult[] }[], err: (text: string) => void = (text) => process.stderr.write(text)): boolean {
+export function printBudgets(pages: readonly { url: string; budgets: readonly BudgetResult[] }[], err: (text: string) => void = PROCESS_IO.err): boolean {
   const all = pages.flatMap((p) => p.budgets);
   if (all.length === 0) return false;
   for (const page of pages) for (const r of page.budgets) if (!r.met) err(`${brokenBudgetLine(r, page.url)}\n`);

@@ -42,6 +42,7 @@ import { missingSiteIds } from '../core/store/sites.js';
 import { createUser, issuePasswordToken, listUsers, passwordSetLink, PASSWORD_TOKEN_HOURS, validEmail } from '../core/store/users.js';
 import { openDatabase } from './database.js';
 import { linkBase, type LinkBase } from './service-address.js';
+import { PROCESS_IO } from './command-io.js';
 
 const USAGE: Record<string, string> = {
   sites: `Usage:
@@ -474,9 +475,9 @@ export async function operatorCommand(
   args: string[],
   io: { out?: Out; err?: Out; exit?: (code: number) => void } = {},
 ): Promise<void> {
-  const out = io.out ?? ((s: string) => void process.stdout.write(s));
-  const err = io.err ?? ((s: string) => void process.stderr.write(s));
-  const exit = io.exit ?? ((code: number) => process.exit(code));
+  const out = io.out ?? PROCESS_IO.out;
+  const err = io.err ?? PROCESS_IO.err;
+  const exit = io.exit ?? PROCESS_IO.exit;
   const handler = COMMANDS[command as keyof typeof COMMANDS];
   const usage = USAGE[command];
   if (!handler || !usage) {
