@@ -69,11 +69,12 @@ export class BrowserPool {
       if (current && current.connected) return current;
       this.browser = null;
     }
-    this.browser = this.launch();
+    this.browser = this.open();
     return this.browser;
   }
 
-  private async launch(): Promise<Browser> {
+  /** The browser acquire() hands out: a Chromium launched here (a subclass may connect to one instead). */
+  protected async open(): Promise<Browser> {
     this.launches++;
     recordChromiumLaunch();
     // Loaded at the first launch: a process that never starts Chromium does without its 130 modules.
@@ -103,8 +104,13 @@ export class BrowserPool {
     this.closed = true;
     const current = await this.browser?.catch(() => null);
     this.browser = null;
-    await current?.close().catch(() => {});
+    if (current) await this.release(current).catch(() => {});
     if (this.pidFile) rmSync(this.pidFile, { force: true });
+  }
+
+  /** Ends the browser open() gave (Chromium with it). */
+  protected async release(browser: Browser): Promise<void> {
+    await browser.close();
   }
 }
 

@@ -22,6 +22,7 @@ import { ensureDatabase, startEmbeddedPostgres } from '../core/db/embedded.js';
 import { generateTypes } from '../core/db/generate-types.js';
 import { migrateToLatest } from '../core/db/migrate.js';
 import { runWorkerMigrations } from '../runners/worker-schema.js';
+import { ShareChromium } from './helpers/shared-chromium.js';
 import { TapFailures } from './helpers/tap-failures.js';
 import { createTestCa } from './helpers/world/ca.js';
 import { startWorld, type World } from './helpers/world/index.js';
@@ -170,12 +171,14 @@ function runFiles(files: readonly string[] | (() => string | undefined), env: No
     if (share) held.push(text);
     else process.stdout.write(text);
   };
-  const runOne = (file: string, n: number) =>
+  // The share's Chromium, lent to each file in turn (test/helpers/shared-chromium.ts).
+  const chromium = new ShareChromium();
+  const runOne = (file: string, n: number, chromiumWs: string) =>
     new Promise<void>((resolve) => {
       const started = performance.now();
       const child = spawn(process.execPath, ['--enable-source-maps', file], {
         cwd: PROJECT_ROOT,
-        env: { ...env, TAP_TIMEOUT: String(timeoutS) },
+        env: { ...env, TAP_TIMEOUT: String(timeoutS), WEBPERF_TEST_CHROMIUM_WS: chromiumWs },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       // tap's own limit is inside the file (TAP_TIMEOUT); this one ends a file that hangs outside it.
@@ -218,7 +221,16 @@ function runFiles(files: readonly string[] | (() => string | undefined), env: No
     const started = performance.now();
     emit('TAP version 14\n');
     let n = 0;
-    for (let file = next(); file !== undefined; file = next()) await runOne(file, ++n);
+    try {
+      for (let file = next(); file !== undefined; file = next()) {
+        // Should it not start, the file launches its own, as without a share.
+        const lent = await chromium.endpoint().catch((err: Error) => (console.error(`# ${share || 'run'}: no Chromium to lend (${err.message})`), ''));
+        await runOne(file, ++n, lent);
+        await chromium.sweep();
+      }
+    } finally {
+      await chromium.close();
+    }
     emit(`1..${n}\n# { ${Object.entries(counts).map(([k, v]) => `${k}: ${v}`).join(', ')} }\n# time=${(performance.now() - started).toFixed(3)}ms\n`);
     if (share) process.stdout.write(`# ${share}: its whole output\n${held.join('')}`);
     failures.write('\n');
@@ -320,12 +332,6 @@ async function writeFileTimes(times: { file: string; seconds: number }[]): Promi
   console.log(`# file times written to ${path.relative(PROJECT_ROOT, FILE_TIMES)}`);
 }
 
-/**
- * tap builds its Test class with the configured plugins (package.json leaves out its TypeScript
- * plugin: the suite runs the JavaScript built into dist/) the first time it runs on a fresh install, but the run that
- * notices still starts every test file with the plugins it was installed with: on a fresh clone
- * (CI) each file also loaded ts-node's loader. Built here first when the plugins differ.
- */
 /** `tsc --noEmit` (npm run typecheck): its output when it finds errors, else null. */
 function runTypecheck(): Promise<string | null> {
   return new Promise((resolve, reject) => {
@@ -338,6 +344,14 @@ function runTypecheck(): Promise<string | null> {
   });
 }
 
+/**
+ * package.json keeps tap's default plugins, so the Test class tap is installed with serves as it
+ * is: with a plugin list of its own, a fresh install rebuilt it (`tap build` compiles it with tsc,
+ * 7 CPU s alone and 14 beside the run's set-up). Files run with plain node (runFiles), so the
+ * TypeScript plugin adds no loader to them. Should the configured plugins ever differ from the
+ * built ones, tap is built here first: a run that noticed it itself would still start every file
+ * with the plugins it was installed with.
+ */
 async function buildTapPlugins(tapBin: string): Promise<void> {
   const { TapConfig } = await import('@tapjs/config');
   const config = await TapConfig.load();

@@ -14,8 +14,7 @@ import path from 'node:path';
 import t from 'tap';
 import { sql } from '../../core/db/kysely.js';
 import { buildTestApi } from '../helpers/api.js';
-import { testBrowserPool } from '../helpers/fixture-artifacts.js';
-import { testWorld } from '../helpers/world/index.js';
+import { suiteTrust, testWorld } from '../helpers/world/index.js';
 import { PluginRegistry, discoverPlugins } from '../../core/registry.js';
 import { throwingPlugin } from '../helpers/throwing-plugin.js';
 import { createKey } from '../../core/store/keys.js';
@@ -116,8 +115,11 @@ t.test('after a real run, /metrics agrees with the database: results, queue, hea
   const before = await scrape();
 
   const registry = new PluginRegistry([...builtins.filter((p) => TYPES.includes(p.meta.id)), throwing]);
+  // A Chromium this process launches (not the share's, see test/helpers/shared-chromium.ts): the launch is counted.
+  const pool = new BrowserPool(findChromium(process.env.CHROMIUM_PATH), null, suiteTrust().chromiumArgs);
+  t.teardown(() => pool.close());
   const worker = await startWorker({
-    db, connectionString: url, pool: testBrowserPool(), guard: world.guard([site.origin, receiver.origin]), registry,
+    db, connectionString: url, pool, guard: world.guard([site.origin, receiver.origin]), registry,
     concurrency: 1, jobTimeoutMs: 120_000, schedule: false,
   });
   let stopped = false;

@@ -16,6 +16,7 @@ import { createProbes } from '../../core/net/probes.js';
 import { TargetGuard } from '../../core/net/target-guard.js';
 import type { Artifacts, Probes } from '../../core/plugin-api.js';
 import { BrowserPool } from '../../runners/browser-pool.js';
+import { SharedChromiumPool } from './shared-chromium.js';
 import { suiteTrust, testRecords, testResolver, testWorld, type WorldSite } from './world/index.js';
 
 /**
@@ -30,10 +31,12 @@ export function fixtureRoot(name: string): string {
 }
 
 let pool: BrowserPool | null = null;
-/** One Chromium per test process, closed when the test file ends. */
+/** The test process's Chromium: its share's (lent by test/run.ts) or one of its own, let go when the file ends. */
 export function testBrowserPool(): BrowserPool {
   if (!pool) {
-    const created = new BrowserPool(findChromium(process.env.CHROMIUM_PATH), null, suiteTrust().chromiumArgs);
+    // The share's Chromium when test/run.ts lends one (test/helpers/shared-chromium.ts), else one of this process's own.
+    const lent = process.env.WEBPERF_TEST_CHROMIUM_WS;
+    const created = lent ? new SharedChromiumPool(lent) : new BrowserPool(findChromium(process.env.CHROMIUM_PATH), null, suiteTrust().chromiumArgs);
     pool = created;
     tap.teardown(async () => {
       await created.close();

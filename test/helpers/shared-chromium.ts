@@ -1,0 +1,89 @@
+/**
+ * One Chromium per share of the suite (test/run.ts), lent to the test files the share runs one
+ * after the other: a file's testBrowserPool() connects to it (WEBPERF_TEST_CHROMIUM_WS) instead of
+ * launching a Chromium of its own, which cost each file about a second of wall and CPU time (the
+ * browser, its zygotes and its network service starting, and Debian's wrapper script). Each page
+ * load still has a browser context and a guard proxy of its own (core/gather/guarded-context.ts);
+ * between two files the share closes whatever contexts a file left open, so no file sees another's
+ * pages. A file that tests Chromium itself (its launch, a crash, another CA) launches its own with
+ * `new BrowserPool(...)`, as before.
+ */
+import type { ChildProcess } from 'node:child_process';
+import type { Browser } from 'puppeteer-core';
+import { findChromium } from '../../core/config.js';
+import { BrowserPool, CHROMIUM_ARGS } from '../../runners/browser-pool.js';
+import { suiteTrust } from './world/index.js';
+
+const PROTOCOL_TIMEOUT_MS = 120_000;
+
+/** A share's Chromium: launched on first use, launched again when it has died. */
+export class ShareChromium {
+  private running: Promise<{ endpoint: string; process: ChildProcess | null }> | null = null;
+
+  /** The endpoint of a live Chromium for the next file. */
+  async endpoint(): Promise<string> {
+    const current = await this.running?.catch(() => null);
+    if (current && current.process && current.process.exitCode === null && current.process.signalCode === null) return current.endpoint;
+    this.running = this.launch();
+    return (await this.running).endpoint;
+  }
+
+  private async launch() {
+    const { default: puppeteer } = await import('puppeteer-core');
+    const browser = await puppeteer.launch({
+      executablePath: findChromium(process.env.CHROMIUM_PATH)!,
+      headless: true,
+      args: [...CHROMIUM_ARGS, ...suiteTrust().chromiumArgs],
+      protocolTimeout: PROTOCOL_TIMEOUT_MS,
+    });
+    const endpoint = browser.wsEndpoint();
+    const child = browser.process();
+    // Chromium stays up for the share's next files; puppeteer still ends it when this process exits.
+    await browser.disconnect();
+    return { endpoint, process: child };
+  }
+
+  /** Closes the browser contexts a file left open (its pages with them). */
+  async sweep(): Promise<void> {
+    const current = await this.running?.catch(() => null);
+    if (!current || current.process?.exitCode !== null || current.process.signalCode !== null) return;
+    const { default: puppeteer } = await import('puppeteer-core');
+    const browser = await puppeteer.connect({ browserWSEndpoint: current.endpoint, protocolTimeout: PROTOCOL_TIMEOUT_MS }).catch(() => null);
+    if (!browser) return;
+    try {
+      await Promise.all(browser.browserContexts().filter((c) => c !== browser.defaultBrowserContext()).map((c) => c.close().catch(() => {})));
+    } finally {
+      await browser.disconnect();
+    }
+  }
+
+  async close(): Promise<void> {
+    const current = await this.running?.catch(() => null);
+    this.running = null;
+    const child = current?.process;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+}
+
+/**
+ * The pool of a test file whose share lends it a Chromium: acquire() connects to it (again after
+ * it died: the share launches the next file's), close() disconnects and leaves it running.
+ */
+export class SharedChromiumPool extends BrowserPool {
+  constructor(private readonly endpoint: string) {
+    super(findChromium(process.env.CHROMIUM_PATH), null, suiteTrust().chromiumArgs);
+  }
+
+  protected override async open(): Promise<Browser> {
+    const { default: puppeteer } = await import('puppeteer-core');
+    return puppeteer.connect({ browserWSEndpoint: this.endpoint, protocolTimeout: PROTOCOL_TIMEOUT_MS });
+  }
+
+  protected override async release(browser: Browser): Promise<void> {
+    await browser.disconnect();
+  }
+}
