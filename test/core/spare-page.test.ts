@@ -3,6 +3,7 @@
  * a page load ends, taken by the next load; never used for another browser or guard, closed with
  * its browser, and gone when the runner stops.
  */
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import t from 'tap';
@@ -15,6 +16,7 @@ import { BrowserPool } from '../../runners/browser-pool.js';
 import { startWorker } from '../../runners/worker.js';
 import { buildTestApi } from '../helpers/api.js';
 import { LIGHT_LOAD, testBrowserPool } from '../helpers/fixture-artifacts.js';
+import { ShareChromium, SharedChromiumPool } from '../helpers/shared-chromium.js';
 import { suiteTrust, testWorld } from '../helpers/world/index.js';
 
 const world = await testWorld();
@@ -169,4 +171,44 @@ t.test('a runner opens the spare after its job, and closes it when it stops', as
   await worker.stop();
   stopped = true;
   t.same(ownContexts(browser), before, 'and closed when the runner stops');
+});
+
+t.test("a share's Chromium (test/run.ts): lent to a file's pool, swept of what a file left open, launched again after it died", async (t) => {
+  const share = new ShareChromium();
+  t.teardown(() => share.close());
+  const endpoint = await share.endpoint();
+  t.match(endpoint, /^ws:\/\/127\.0\.0\.1:\d+\/devtools\/browser\//);
+  t.equal(await share.endpoint(), endpoint, 'the same Chromium for the next file while it lives');
+
+  // A file's pool connects to it (no launch of its own) and lets it run on when the file ends.
+  const lent = new SharedChromiumPool(endpoint);
+  const browser = await lent.acquire();
+  t.equal(lent.launches, 0, 'nothing launched in the file');
+  const left = await browser.createBrowserContext();
+  await left.newPage();
+  await lent.close();
+  t.equal(browser.connected, false, 'the file let go of it');
+
+  const { default: puppeteer } = await import('puppeteer-core');
+  const look = async () => {
+    const b = await puppeteer.connect({ browserWSEndpoint: endpoint });
+    const own = ownContexts(b).length;
+    await b.disconnect();
+    return own;
+  };
+  t.equal(await look(), 1, 'the context the file left open is still there');
+  await share.sweep();
+  t.equal(await look(), 0, 'the share closed it before the next file');
+
+  // Gone (a file closed or crashed it): the next file gets a new one.
+  const pid = share.pid!;
+  const b = await puppeteer.connect({ browserWSEndpoint: endpoint });
+  await b.close();
+  const running = () => { try { return !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z'); } catch { return false; } };
+  while (running()) await new Promise((r) => setTimeout(r, 50));
+  const next = await share.endpoint();
+  t.not(next, endpoint, 'a new Chromium, at a new address');
+  const again = new SharedChromiumPool(next);
+  t.teardown(() => again.close());
+  t.equal((await again.acquire()).connected, true, 'and a file connects to it');
 });

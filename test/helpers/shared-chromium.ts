@@ -16,6 +16,13 @@ import { suiteTrust } from './world/index.js';
 
 const PROTOCOL_TIMEOUT_MS = 120_000;
 
+/** Whether a share's Chromium still runs and answers (a closed one may not have exited yet). */
+async function answers(running: { endpoint: string; process: ChildProcess | null }): Promise<boolean> {
+  if (!running.process || running.process.exitCode !== null || running.process.signalCode !== null) return false;
+  const version = new URL('/json/version', running.endpoint.replace(/^ws:/, 'http:'));
+  return fetch(version, { signal: AbortSignal.timeout(5_000) }).then((res) => res.ok, () => false);
+}
+
 /** A share's Chromium: launched on first use, launched again when it has died. */
 export class ShareChromium {
   private running: Promise<{ endpoint: string; process: ChildProcess | null }> | null = null;
@@ -23,10 +30,13 @@ export class ShareChromium {
   /** The endpoint of a live Chromium for the next file. */
   async endpoint(): Promise<string> {
     const current = await this.running?.catch(() => null);
-    if (current && current.process && current.process.exitCode === null && current.process.signalCode === null) return current.endpoint;
+    if (current && (await answers(current))) return current.endpoint;
     this.running = this.launch();
     return (await this.running).endpoint;
   }
+
+  /** The pid of the Chromium lent last (for tests). */
+  pid: number | undefined;
 
   private async launch() {
     const { default: puppeteer } = await import('puppeteer-core');
@@ -38,6 +48,7 @@ export class ShareChromium {
     });
     const endpoint = browser.wsEndpoint();
     const child = browser.process();
+    this.pid = child?.pid;
     // Chromium stays up for the share's next files; puppeteer still ends it when this process exits.
     await browser.disconnect();
     return { endpoint, process: child };
@@ -46,7 +57,7 @@ export class ShareChromium {
   /** Closes the browser contexts a file left open (its pages with them). */
   async sweep(): Promise<void> {
     const current = await this.running?.catch(() => null);
-    if (!current || current.process?.exitCode !== null || current.process.signalCode !== null) return;
+    if (!current || !(await answers(current))) return;
     const { default: puppeteer } = await import('puppeteer-core');
     const browser = await puppeteer.connect({ browserWSEndpoint: current.endpoint, protocolTimeout: PROTOCOL_TIMEOUT_MS }).catch(() => null);
     if (!browser) return;
