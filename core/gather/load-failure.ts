@@ -157,7 +157,9 @@ export function tlsHandshake(guard: TargetGuard, host: string, port: number, tim
       connected = true;
     });
     socket.once('secureConnect', () => done('completed'));
-    socket.once('error', (err: NodeJS.ErrnoException) => done(connected ? { error: err.code ?? err.message } : 'unreachable'));
+    // A reset means the TCP connection was there (a refused one is ECONNREFUSED), though one reset
+    // at once is reported before 'connect' is.
+    socket.once('error', (err: NodeJS.ErrnoException) => done(connected || err.code === 'ECONNRESET' ? { error: err.code ?? err.message } : 'unreachable'));
   });
 }
 

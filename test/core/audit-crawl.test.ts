@@ -45,7 +45,8 @@ async function crawlSite(world: World) {
       <a href="/a/">a</a> <a href="/a#top">a again</a> <a href="/a?utm_source=x&amp;utm_medium=y">a tracked</a>
       <a href="${o}/b">b</a> <a href="/b/">b slash</a> <a href="/private/secret">private</a>
       <a href="/noindex">noindex</a> <a href="/file.pdf">pdf</a> <a href="/away">away</a> <a href="/hang">hang</a>
-      <a href="mailto:x@example.org">mail</a> <a href="https://other.test/elsewhere">other host</a>`)],
+      <a href="mailto:x@example.org">mail</a> <a href="https://other.test/elsewhere">other host</a>
+      <a href="/kontakt">contact</a> <a href="/runt">round</a>`)],
     '/a/': () => [200, { 'content-type': 'text/html' }, html('<a href="/">home</a>')],
     '/a': () => [301, { location: '/a/' }, ''],
     '/b': () => [200, { 'content-type': 'text/html' }, html('<a href="/e" rel="nofollow">e</a><script>const l = document.createElement("a"); l.href = "/rendered"; document.body.append(l);</script>')],
@@ -57,6 +58,10 @@ async function crawlSite(world: World) {
     '/from-sitemap': () => [200, { 'content-type': 'text/html' }, html('only in the sitemap')],
     '/file.pdf': () => [200, { 'content-type': 'application/pdf' }, '%PDF-1.4'],
     '/away': () => [302, { location: 'https://other.test/landing' }, ''],
+    // A redirect to an address that is no page, and redirects that never end.
+    '/kontakt': () => [302, { location: 'mailto:kontakt@crawl.test' }, ''],
+    '/runt': () => [301, { location: '/runt-igen' }, ''],
+    '/runt-igen': () => [301, { location: '/runt' }, ''],
   };
   const table = tableHandler(pages, hits);
   // /hang never answers; the world closes its connection at the end.
@@ -186,11 +191,16 @@ t.test('the crawl visits exactly the audit-worthy pages of the site, breadth fir
     ['/a/', 'done'],
     ['/b', 'done'],
     ['/hang', 'failed'],
+    ['/kontakt', 'failed'],
+    ['/runt', 'failed'],
     ['/rendered', 'done'],
     ['/c', 'done'],
   ]);
   t.same(stored, result.pages, 'every page was handed over to be stored as it finished');
   t.match(result.pages[4].error, /timed out/i, 'the hanging page is recorded with its error');
+  t.equal(result.pages[5].error, 'Redirect to an address that is not a page: mailto:kontakt@crawl.test');
+  t.equal(result.pages[6].error, 'Too many redirects', 'five hops, then given up');
+  t.same(site.hits.filter((h) => h.startsWith('/runt')), ['/runt', '/runt-igen'], 'each address of the loop asked once (the probes keep their answers)');
   t.same(skipped.sort(), [
     ['/away', 'redirect-out-of-scope'],
     ['/file.pdf', 'not-html'],

@@ -11,12 +11,14 @@ import t, { type Test } from 'tap';
 import type { Db } from '../../core/db/database.js';
 import { testPage, type PageTest } from '../../core/engine.js';
 import { ErrorCodes } from '../../core/errors.js';
-import { NOT_RATED } from '../../core/plugin-api.js';
+import { HANDSHAKE_CHECK_MS, answeringDocument, explainLoadFailure, tlsHandshake } from '../../core/gather/load-failure.js';
+import { NOT_RATED, type NetworkRecord } from '../../core/plugin-api.js';
 import { loadPlugins } from '../../core/registry.js';
 import { createKey } from '../../core/store/keys.js';
 import { createSite } from '../../core/store/sites.js';
 import { buildTestApi } from '../helpers/api.js';
 import { testBrowserPool } from '../helpers/fixture-artifacts.js';
+import { networkRecord } from '../helpers/infosec-tls.js';
 import { webperfTest } from '../helpers/operator.js';
 import { startTestRunner } from '../helpers/runner.js';
 import { startWorld } from '../helpers/world/index.js';
@@ -212,4 +214,62 @@ t.test('webperf test on a refusing site: the reason first, every type not rated,
   ].join('\n') + '\n', 'stdout: the reason, then every active type not rated');
   t.match(res.stderr, /the page could not be loaded \(TARGET_REFUSED\)/);
   t.match(res.stderr, /✗ 21 HTTP & nätverk: not rated: The website refused the test: https:\/\/captcha\.test\/ answered 503 with a bot check/);
+});
+
+t.test("what the failed load's own records say, without Chromium: a 404 after two redirects, a handshake reset, neither", async (t) => {
+  const loadGuard = world.guard();
+  const loadOf = (url: string, network: NetworkRecord[], message = 'Lighthouse was unable to reliably load the page you requested.') => ({
+    url,
+    runtimeError: { code: 'ERRORED_DOCUMENT_REQUEST', message },
+    network,
+    readHtml: async () => '<!DOCTYPE html><html lang="sv"><head><title>Sidan finns inte</title></head><body><h1>404</h1></body></html>',
+    guard: loadGuard,
+  });
+  // http -> https -> the page's new address, which is gone: the last hop is the answer.
+  const hops = [
+    networkRecord('http://flyttad.test/', 'Document', { status: 301, responseHeaders: { location: 'https://flyttad.test/' } }),
+    networkRecord('https://flyttad.test/', 'Document', { status: 302, responseHeaders: { location: '/ny-adress/' } }),
+    networkRecord('https://flyttad.test/ny-adress/', 'Document', { status: 404 }),
+  ];
+  t.same(answeringDocument(hops, 'http://flyttad.test/'), hops[2], 'the redirects followed to the answer');
+  const gone = await explainLoadFailure(loadOf('http://flyttad.test/', hops));
+  t.strictSame(
+    { code: gone?.code, text: gone?.text, details: gone?.details },
+    {
+      code: 'TARGET_ERROR_STATUS',
+      text: {
+        en: 'The page could not be tested: https://flyttad.test/ny-adress/ answered 404 Not Found instead of the page.',
+        sv: 'Sidan kunde inte testas: https://flyttad.test/ny-adress/ svarade 404 Not Found i stället för sidan.',
+      },
+      details: { url: 'https://flyttad.test/ny-adress/', status: 404, lighthouse_error: 'ERRORED_DOCUMENT_REQUEST' },
+    },
+    'a 4xx that is no bot check: the status, in plain words',
+  );
+  // A Location that is no address, and a hop that ends nowhere: the hop before is the answer.
+  const badLocation = [networkRecord('https://flyttad.test/', 'Document', { status: 301, responseHeaders: { location: 'https://[flyttad' } })];
+  t.equal(answeringDocument(badLocation, 'https://flyttad.test/'), badLocation[0]);
+  const unfollowed = [networkRecord('https://flyttad.test/', 'Document', { status: 301, responseHeaders: { location: '/annan/' } })];
+  t.equal(answeringDocument(unfollowed, 'https://flyttad.test/'), unfollowed[0]);
+  t.equal(answeringDocument([], 'https://flyttad.test/'), undefined, 'no document at all');
+
+  // Plain HTTP on port 443 (a server misconfigured): the handshake failed, and why.
+  const plain = await world.site('okrypterad.test', { https: { handshake: 'plain-http' } });
+  const failed = await explainLoadFailure(loadOf(plain.url, [], 'Lighthouse was unable to reliably load the page you requested. (Details: net::ERR_SSL_PROTOCOL_ERROR)'));
+  t.strictSame(
+    { code: failed?.code, text: failed?.text, details: failed?.details },
+    {
+      code: 'TARGET_TLS_FAILED',
+      text: {
+        en: 'The secure connection to okrypterad.test (port 443) could not be set up: the TLS handshake failed (net::ERR_SSL_PROTOCOL_ERROR), so the page could not be loaded.',
+        sv: 'Den säkra anslutningen till okrypterad.test (port 443) kunde inte upprättas: TLS-handskakningen misslyckades (net::ERR_SSL_PROTOCOL_ERROR), så sidan kunde inte laddas.',
+      },
+      details: { url: 'https://okrypterad.test/', host: 'okrypterad.test', port: 443, lighthouse_error: 'ERRORED_DOCUMENT_REQUEST', net_error: 'net::ERR_SSL_PROTOCOL_ERROR', handshake: 'ERR_SSL_WRONG_VERSION_NUMBER' },
+    },
+  );
+  t.same(await tlsHandshake(loadGuard, 'okrypterad.test', 443, HANDSHAKE_CHECK_MS), { error: 'ERR_SSL_WRONG_VERSION_NUMBER' }, 'our own handshake fails the same way');
+  // A TLS terminator that resets every connection at once: a failed handshake too, not "unreachable".
+  await world.site('aterstalld.test', { https: { handshake: 'reset' } });
+  t.same(await tlsHandshake(loadGuard, 'aterstalld.test', 443, HANDSHAKE_CHECK_MS), { error: 'ECONNRESET' });
+  // A site whose handshake completes: nothing to explain here (the caller's error stays).
+  t.equal(await explainLoadFailure(loadOf(sites.captcha.url, [])), null);
 });

@@ -9,7 +9,7 @@ import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import t from 'tap';
 import { findChromium } from '../../core/config.js';
 import { gather } from '../../core/gather/gather.js';
-import { SparePage } from '../../core/gather/guarded-context.js';
+import { SparePage, openGuardedContext } from '../../core/gather/guarded-context.js';
 import { discoverPlugins, PluginRegistry } from '../../core/registry.js';
 import { queueRun } from '../../core/store/runs.js';
 import { BrowserPool } from '../../runners/browser-pool.js';
@@ -188,6 +188,11 @@ t.test("a share's Chromium (test/run.ts): lent to a file's pool, swept of what a
   await left.newPage();
   await lent.close();
   t.equal(browser.connected, false, 'the file let go of it');
+  // A page load on a browser let go of: refused, and the guard proxy it had started is closed.
+  const listening = process.getActiveResourcesInfo().filter((r) => r === 'TCPServerWrap').length;
+  await t.rejects(openGuardedContext(browser, guard), /Connection closed/);
+  await new Promise((r) => setImmediate(r)); // a closed server's handle goes in the loop's next turn
+  t.equal(process.getActiveResourcesInfo().filter((r) => r === 'TCPServerWrap').length, listening, 'no guard proxy left listening');
 
   const { default: puppeteer } = await import('puppeteer-core');
   const look = async () => {

@@ -47,8 +47,11 @@ export interface HttpsOptions {
   cert?: CertificateKind;
   /** Days the certificate has left (default 90). */
   days?: number;
-  /** 'hang': accept TCP on 443 and never complete a TLS handshake. */
-  handshake?: 'hang';
+  /**
+   * 'hang': accept TCP on 443 and never complete a TLS handshake; 'plain-http': answer it in plain
+   * HTTP (a server misconfigured); 'reset': reset the connection at once.
+   */
+  handshake?: 'hang' | 'plain-http' | 'reset';
 }
 
 export interface SiteOptions {
@@ -192,13 +195,17 @@ export async function startWorld(t?: Teardown): Promise<World> {
       const root = path.isAbsolute(options.root) ? options.root : path.join(PROJECT_ROOT, 'test', 'fixtures', 'sites', options.root);
       return staticHandler(root, requestOrigin(scheme, name));
     };
-    const issued = tlsOptions && tlsOptions.handshake !== 'hang' ? await ca.issue(names, { kind: tlsOptions.cert, days: tlsOptions.days }) : null;
+    const issued = tlsOptions && !tlsOptions.handshake ? await ca.issue(names, { kind: tlsOptions.cert, days: tlsOptions.days }) : null;
     const makeServers = async () => {
       const servers: { server: AnyServer; port: number }[] = [];
       if (tlsOptions) {
         let secure: AnyServer;
         if (tlsOptions.handshake === 'hang') {
           secure = net.createServer(() => {}); // accepts, then says nothing
+        } else if (tlsOptions.handshake === 'reset') {
+          secure = net.createServer((socket) => socket.resetAndDestroy());
+        } else if (tlsOptions.handshake === 'plain-http') {
+          secure = net.createServer((socket) => socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n'));
         } else {
           const secureOptions = {
             key: issued!.key,
