@@ -140,6 +140,7 @@ t.test('robots.txt as RFC 9309 reads it: 4xx allows all, 5xx and no answer disal
   await world.site('down.test', { handler: robots([503, { 'retry-after': '60' }, 'Service unavailable']) });
   await world.site('broken.test', { handler: robots([500, {}, '']) });
   await world.site('nowhere.test', { handler: robots([302, {}, '']) });
+  await world.site('unreadable.test', { handler: robots([301, { location: 'https://[unreadable' }, '']) });
   await world.site('five.test', { handler: chain(5, 'User-agent: *\nDisallow: /x/\n') });
   await world.site('six.test', { handler: chain(6, 'User-agent: *\nDisallow: /\n') });
   await world.site('moved.test', { handler: robots([301, { location: 'https://elsewhere.test/robots.txt' }, '']) });
@@ -158,6 +159,7 @@ t.test('robots.txt as RFC 9309 reads it: 4xx allows all, 5xx and no answer disal
   t.same(await read('https://down.test', ['/', '/x/']), { state: 'unreachable', status: 503, reason: 'HTTP 503', chain: ['/robots.txt'], allowed: [false, false], sitemaps: [] }, '503: nothing may be crawled');
   t.match(await read('https://broken.test', ['/']), { state: 'unreachable', status: 500, allowed: [false] });
   t.match(await read('https://nowhere.test', ['/']), { state: 'unreachable', status: 302, reason: 'HTTP 302 without a Location', allowed: [false] });
+  t.same(await read('https://unreadable.test', ['/']), { state: 'unreachable', status: 301, reason: 'HTTP 301 to an address that cannot be read: https://[unreadable', chain: ['/robots.txt'], allowed: [false], sitemaps: [] }, 'a Location that is no address: nothing may be crawled');
   t.same(await read('https://five.test', ['/', '/x/a']), { state: 'parsed', status: 200, reason: null, chain: ['/robots.txt', '/r1', '/r2', '/r3', '/r4', '/r5'], allowed: [true, false], sitemaps: [] }, 'five redirects are followed');
   t.same(await read('https://six.test', ['/', '/x/a']), { state: 'unavailable', status: 301, reason: 'More than 5 redirects', chain: ['/robots.txt', '/r1', '/r2', '/r3', '/r4', '/r5'], allowed: [true, true], sitemaps: [] }, 'a sixth is not: the file is unavailable');
   t.same(await read('https://moved.test', ['/', '/private/a', '/slow/a']), {

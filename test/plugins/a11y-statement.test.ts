@@ -18,9 +18,10 @@ import { NOT_RATED, type Artifacts, type PluginResult } from '../../core/plugin-
 import { renderReports } from '../../core/report.js';
 import { findDates } from '../../plugins/a11y-statement/dates.js';
 import { diggLinkKind } from '../../plugins/a11y-statement/digg.js';
-import { readPage } from '../../plugins/a11y-statement/html.js';
+import { decodedPath, readPage } from '../../plugins/a11y-statement/html.js';
 import plugin from '../../plugins/a11y-statement/index.js';
 import { judgeStatement } from '../../plugins/a11y-statement/judge.js';
+import { inaccessibleContent } from '../../plugins/a11y-statement/rules.js';
 import { linkPrecision, sameSite } from '../../plugins/a11y-statement/links.js';
 import { aboutOf, burdenClaim, feedbackFunction } from '../../plugins/a11y-statement/rules.js';
 import { makeArtifacts, servedArtifacts } from '../helpers/fixture-artifacts.js';
@@ -392,4 +393,13 @@ t.test('a start page that could not be read is not rated', async (t) => {
   const pdf = await judge(url, makeArtifacts(url, { mainDocument: { url, status: 200, headers: { 'content-type': 'application/pdf' }, html: '%PDF-1.7' } }));
   t.equal(pdf.rating, NOT_RATED);
   t.same(data(pdf).start_page, { status: 200, unreadable: 'not HTML (application/pdf)' });
+});
+
+t.test('odd pages read without failing: a path that is not valid percent-encoding, a link that is no address, no list of shortcomings', async (t) => {
+  t.equal(decodedPath(new URL('https://kommun.test/tillg%C3%A4nglighet')), '/tillgänglighet');
+  t.equal(decodedPath(new URL('https://kommun.test/tillg%E4nglighet')), '/tillg%E4nglighet', 'Latin-1 escapes stay as they are');
+  const page = readPage('<!DOCTYPE html><html lang="sv"><body><main><h1>Tillgänglighetsredogörelse</h1><p>Kommunen följer lagen.</p><a href="https://[trasig">Trasig länk</a><a href="/om-webbplatsen">Om webbplatsen</a></main></body></html>', 'https://kommun.test/');
+  t.same(page.links.map((l) => [l.href, l.url?.href ?? null]), [['https://[trasig', null], ['/om-webbplatsen', 'https://kommun.test/om-webbplatsen']], 'a link that is no address is kept as written, with no URL');
+  t.same(inaccessibleContent(page.blocks, 'Kommunen följer lagen. Vi brister mot 1.4.3.'), { found: true, heading: null, items: 0, wcag_criteria: ['1.4.3'] }, 'no list, but a criterion named');
+  t.same(inaccessibleContent(page.blocks, 'Kommunen följer lagen.'), { found: false, heading: null, items: 0, wcag_criteria: [] }, 'neither');
 });
