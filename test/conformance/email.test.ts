@@ -120,6 +120,28 @@ t.test('SPF: the ABNF beyond the appendix (dual CIDR, ip6, case, spaces, modifie
   t.equal(bad.all, '~');
 });
 
+t.test('SPF: every malformed mechanism of the ABNF is a syntax problem (RFC 7208 sections 5 and 12)', async (t) => {
+  const record = parseSpf('v=spf1 a/024 mx/33 a//129 1abc all:x include ptr: a.b ip6:2001:db8::/129 ip6:zz ip4:192.0.2.1/01 ptr:example.com a:example.com/24 -all');
+  t.same(record.problems.map((p) => `${p.term} ${p.reason}`), [
+    'a/024 syntax', // a leading zero in a CIDR length
+    'mx/33 syntax',
+    'a//129 syntax',
+    '1abc syntax', // a name begins with a letter
+    'all:x syntax',
+    'include syntax', // include needs its domain-spec
+    'ptr: syntax',
+    'a.b syntax',
+    'ip6:2001:db8::/129 syntax',
+    'ip6:zz syntax',
+    'ip4:192.0.2.1/01 syntax',
+  ]);
+  t.same(record.mechanisms, [m('ptr:example.com', '+', 'ptr', 'example.com'), m('a:example.com/24', '+', 'a', 'example.com', 24), m('-all', '-', 'all', null)]);
+  t.equal(expandDomainSpec('%%.%_.%-.%{d}', 'example.com'), null, 'a space or a percent sign is no name');
+  t.equal(expandDomainSpec('x%-y.%{d}', 'example.com'), null);
+  t.equal(expandDomainSpec('%{d2r}.%{d}', 'a.b.example.com'), 'b.a.a.b.example.com', 'reversed, then the right-hand two');
+  t.equal(expandDomainSpec('%{d-}', 'mail-out.example.com'), 'mail.out.example.com', 'another delimiter');
+});
+
 t.test('SPF: domain-specs and the macros that can be expanded without a message', async (t) => {
   for (const spec of ['example.com', '_spf.example.com.', 'ip4._spf.%{d}', '%{ir}.%{l1r+}.%{d}', 'x.%{d2}', 'a-b.c-d']) t.ok(isDomainSpec(spec), spec);
   for (const spec of ['localhost', 'example.123', 'ex ample.com', 'bad.%{x}', 'a.%z.com', '']) t.notOk(isDomainSpec(spec), spec);

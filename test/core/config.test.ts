@@ -1,0 +1,47 @@
+/**
+ * The service's settings from the environment (core/config.ts), as an operator writes them: the
+ * defaults, a zero that means "the default" where zero would stop the service, the values refused
+ * with a message that names the variable, and the pairs that must agree.
+ */
+import path from 'node:path';
+import t from 'tap';
+import { CRUX_ENDPOINT, PROJECT_ROOT, findChromium, loadConfig, parseListenAddress, parseTrustProxy } from '../../core/config.js';
+
+t.test('defaults, and a zero where zero would stop the service is the default', async (t) => {
+  const defaults = loadConfig({});
+  t.strictSame(
+    [defaults.host, defaults.port, defaults.databaseUrl, defaults.logLevel, defaults.demo, defaults.publicUrl, defaults.cruxApiKey, defaults.cruxEndpoint, defaults.extraCaCerts, defaults.trustProxy, defaults.metricsListen],
+    ['127.0.0.1', 3000, null, 'info', true, null, null, CRUX_ENDPOINT, null, false, null],
+  );
+  t.equal(defaults.dataDir, path.join(PROJECT_ROOT, '.data'));
+  const zeros = loadConfig({
+    WEBPERF_CONCURRENCY: '0', WEBPERF_WEBHOOK_CONCURRENCY: '0', WEBPERF_HEARTBEAT_MS: '0', WEBPERF_STALE_AFTER_MS: '0', WEBPERF_PG_RESTART_DELAY_MS: '0',
+    WEBPERF_HTTP_HEADERS_TIMEOUT_MS: '0', WEBPERF_HTTP_REQUEST_TIMEOUT_MS: '0', WEBPERF_HTTP_KEEP_ALIVE_TIMEOUT_MS: '0', WEBPERF_HTTP_CHECK_INTERVAL_MS: '0',
+    WEBPERF_HTTP_IDLE_TIMEOUT_MS: '0', WEBPERF_DEMO: '0', DATABASE_URL: '', WEBPERF_CRUX_API_KEY: '', WEBPERF_EXTRA_CA_CERTS: 'ca/extra.pem',
+  });
+  t.strictSame(
+    [zeros.concurrency, zeros.deliveryConcurrency, zeros.heartbeatMs, zeros.staleAfterMs, zeros.pgRestartDelayMs],
+    [1, 4, 15_000, 60_000, 500],
+  );
+  t.strictSame(zeros.http, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 75_000, idleTimeoutMs: 0, maxRequestsPerSocket: 1_000, checkIntervalMs: 1_000 }, 'an idle timeout of 0 is Node\'s "none"');
+  t.equal(zeros.demo, false);
+  t.equal(zeros.databaseUrl, null, 'an empty DATABASE_URL: the embedded PostgreSQL');
+  t.equal(zeros.extraCaCerts, path.resolve('ca/extra.pem'));
+});
+
+t.test('values refused, each naming its variable', async (t) => {
+  for (const value of ['x', '-1', '1.5']) t.throws(() => loadConfig({ PORT: value }), { message: `PORT must be a non-negative integer, got "${value}"` });
+  t.throws(() => loadConfig({ WEBPERF_HEARTBEAT_MS: '60000', WEBPERF_STALE_AFTER_MS: '60000' }), { message: 'WEBPERF_HEARTBEAT_MS (60000) must be shorter than WEBPERF_STALE_AFTER_MS (60000)' });
+  t.throws(() => loadConfig({ WEBPERF_HTTP_HEADERS_TIMEOUT_MS: '40000' }), { message: 'WEBPERF_HTTP_HEADERS_TIMEOUT_MS (40000) must not be longer than WEBPERF_HTTP_REQUEST_TIMEOUT_MS (30000)' });
+  t.equal(findChromium('/nonexistent/chromium'), null, 'CHROMIUM_PATH that is not there: none, not another one');
+});
+
+t.test('WEBPERF_TRUST_PROXY and WEBPERF_METRICS_LISTEN', async (t) => {
+  t.strictSame(['', 'false', '0', 'true', '2'].map(parseTrustProxy), [false, false, false, true, 2]);
+  t.strictSame(parseTrustProxy('10.0.0.1, 192.168.0.0/16, ::1, fd00::/8'), ['10.0.0.1', '192.168.0.0/16', '::1', 'fd00::/8']);
+  for (const bad of ['proxy.example', '10.0.0.0/33', '::1/129', '10.0.0.0/8/8', '10.0.0.0/x']) {
+    t.throws(() => parseTrustProxy(bad), { message: `WEBPERF_TRUST_PROXY must be true, false, a number of hops or IP addresses/CIDRs, got "${bad}"` });
+  }
+  t.strictSame([parseListenAddress(''), parseListenAddress('127.0.0.1:9464'), parseListenAddress('[::1]:0')], [null, { host: '127.0.0.1', port: 9464 }, { host: '::1', port: 0 }]);
+  for (const bad of ['9464', '127.0.0.1:70000', 'a b:1']) t.throws(() => parseListenAddress(bad), { message: `WEBPERF_METRICS_LISTEN must be host:port or [ipv6]:port, e.g. 127.0.0.1:9464, got "${bad}"` });
+});
