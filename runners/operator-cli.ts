@@ -475,9 +475,7 @@ export async function operatorCommand(
   args: string[],
   io: { out?: Out; err?: Out; exit?: (code: number) => void } = {},
 ): Promise<void> {
-  const out = io.out ?? PROCESS_IO.out;
-  const err = io.err ?? PROCESS_IO.err;
-  const exit = io.exit ?? PROCESS_IO.exit;
+  const { out, err, exit } = { ...PROCESS_IO, ...io };
   const handler = COMMANDS[command as keyof typeof COMMANDS];
   const usage = USAGE[command];
   if (!handler || !usage) {

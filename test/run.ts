@@ -224,9 +224,8 @@ function runFiles(files: readonly string[] | (() => string | undefined), env: No
     try {
       for (let file = next(); file !== undefined; file = next()) {
         // Should it not start, the file launches its own, as without a share.
-        const lent = await chromium.endpoint().catch((err: Error) => (console.error(`# ${share || 'run'}: no Chromium to lend (${err.message})`), ''));
+        const lent = await chromium.lend().catch((err: Error) => (console.error(`# ${share || 'run'}: no Chromium to lend (${err.message})`), ''));
         await runOne(file, ++n, lent);
-        await chromium.sweep();
       }
     } finally {
       await chromium.close();

@@ -217,13 +217,12 @@ t.test('webperf test on a refusing site: the reason first, every type not rated,
 });
 
 t.test("what the failed load's own records say, without Chromium: a 404 after two redirects, a handshake reset, neither", async (t) => {
-  const loadGuard = world.guard();
   const loadOf = (url: string, network: NetworkRecord[], message = 'Lighthouse was unable to reliably load the page you requested.') => ({
     url,
     runtimeError: { code: 'ERRORED_DOCUMENT_REQUEST', message },
     network,
     readHtml: async () => '<!DOCTYPE html><html lang="sv"><head><title>Sidan finns inte</title></head><body><h1>404</h1></body></html>',
-    guard: loadGuard,
+    guard,
   });
   // http -> https -> the page's new address, which is gone: the last hop is the answer.
   const hops = [
@@ -266,10 +265,10 @@ t.test("what the failed load's own records say, without Chromium: a 404 after tw
       details: { url: 'https://okrypterad.test/', host: 'okrypterad.test', port: 443, lighthouse_error: 'ERRORED_DOCUMENT_REQUEST', net_error: 'net::ERR_SSL_PROTOCOL_ERROR', handshake: 'ERR_SSL_WRONG_VERSION_NUMBER' },
     },
   );
-  t.same(await tlsHandshake(loadGuard, 'okrypterad.test', 443, HANDSHAKE_CHECK_MS), { error: 'ERR_SSL_WRONG_VERSION_NUMBER' }, 'our own handshake fails the same way');
+  t.same(await tlsHandshake(guard, 'okrypterad.test', 443, HANDSHAKE_CHECK_MS), { error: 'ERR_SSL_WRONG_VERSION_NUMBER' }, 'our own handshake fails the same way');
   // A TLS terminator that resets every connection at once: a failed handshake too, not "unreachable".
   await world.site('aterstalld.test', { https: { handshake: 'reset' } });
-  t.same(await tlsHandshake(loadGuard, 'aterstalld.test', 443, HANDSHAKE_CHECK_MS), { error: 'ECONNRESET' });
+  t.same(await tlsHandshake(guard, 'aterstalld.test', 443, HANDSHAKE_CHECK_MS), { error: 'ECONNRESET' });
   // A site whose handshake completes: nothing to explain here (the caller's error stays).
   t.equal(await explainLoadFailure(loadOf(sites.captcha.url, [])), null);
 });

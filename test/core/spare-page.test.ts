@@ -176,9 +176,9 @@ t.test('a runner opens the spare after its job, and closes it when it stops', as
 t.test("a share's Chromium (test/run.ts): lent to a file's pool, swept of what a file left open, launched again after it died", async (t) => {
   const share = new ShareChromium();
   t.teardown(() => share.close());
-  const endpoint = await share.endpoint();
+  const endpoint = await share.lend();
   t.match(endpoint, /^ws:\/\/127\.0\.0\.1:\d+\/devtools\/browser\//);
-  t.equal(await share.endpoint(), endpoint, 'the same Chromium for the next file while it lives');
+  t.equal(await share.lend(), endpoint, 'the same Chromium for the next file while it lives');
 
   // A file's pool connects to it (no launch of its own) and lets it run on when the file ends.
   const lent = new SharedChromiumPool(endpoint);
@@ -202,7 +202,7 @@ t.test("a share's Chromium (test/run.ts): lent to a file's pool, swept of what a
     return own;
   };
   t.equal(await look(), 1, 'the context the file left open is still there');
-  await share.sweep();
+  await share.lend(); // the next file's turn
   t.equal(await look(), 0, 'the share closed it before the next file');
 
   // Gone (a file closed or crashed it): the next file gets a new one.
@@ -211,7 +211,7 @@ t.test("a share's Chromium (test/run.ts): lent to a file's pool, swept of what a
   await b.close();
   const running = () => { try { return !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z'); } catch { return false; } };
   while (running()) await new Promise((r) => setTimeout(r, 50));
-  const next = await share.endpoint();
+  const next = await share.lend();
   t.not(next, endpoint, 'a new Chromium, at a new address');
   const again = new SharedChromiumPool(next);
   t.teardown(() => again.close());

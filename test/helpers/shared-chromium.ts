@@ -4,8 +4,8 @@
  * launching a Chromium of its own, which cost each file about a second of wall and CPU time (the
  * browser, its zygotes and its network service starting, and Debian's wrapper script). Each page
  * load still has a browser context and a guard proxy of its own (core/gather/guarded-context.ts);
- * between two files the share closes whatever contexts a file left open, so no file sees another's
- * pages. A file that tests Chromium itself (its launch, a crash, another CA) launches its own with
+ * before each file the share closes whatever contexts the file before left open, so no file sees
+ * another's pages. A file that tests Chromium itself (its launch, a crash, another CA) launches its own with
  * `new BrowserPool(...)`, as before.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -16,27 +16,34 @@ import { suiteTrust } from './world/index.js';
 
 const PROTOCOL_TIMEOUT_MS = 120_000;
 
-/** Whether a share's Chromium still runs and answers (a closed one may not have exited yet). */
-async function answers(running: { endpoint: string; process: ChildProcess | null }): Promise<boolean> {
-  if (!running.process || running.process.exitCode !== null || running.process.signalCode !== null) return false;
-  const version = new URL('/json/version', running.endpoint.replace(/^ws:/, 'http:'));
-  return fetch(version, { signal: AbortSignal.timeout(5_000) }).then((res) => res.ok, () => false);
-}
-
 /** A share's Chromium: launched on first use, launched again when it has died. */
 export class ShareChromium {
   private running: Promise<{ endpoint: string; process: ChildProcess | null }> | null = null;
+  /** The pid of the Chromium lent last (for tests). */
+  pid: number | undefined;
 
-  /** The endpoint of a live Chromium for the next file. */
-  async endpoint(): Promise<string> {
+  /**
+   * The endpoint of a live Chromium for the next file, with the browser contexts the file before
+   * left open closed (their pages with them). One connection tells both: a Chromium that does not
+   * take it (gone, or closing) is launched anew.
+   */
+  async lend(): Promise<string> {
     const current = await this.running?.catch(() => null);
-    if (current && (await answers(current))) return current.endpoint;
+    if (current?.process && current.process.exitCode === null && current.process.signalCode === null) {
+      const { default: puppeteer } = await import('puppeteer-core');
+      const browser = await puppeteer.connect({ browserWSEndpoint: current.endpoint, protocolTimeout: PROTOCOL_TIMEOUT_MS }).catch(() => null);
+      if (browser) {
+        try {
+          await Promise.all(browser.browserContexts().filter((c) => c !== browser.defaultBrowserContext()).map((c) => c.close().catch(() => {})));
+        } finally {
+          await browser.disconnect();
+        }
+        return current.endpoint;
+      }
+    }
     this.running = this.launch();
     return (await this.running).endpoint;
   }
-
-  /** The pid of the Chromium lent last (for tests). */
-  pid: number | undefined;
 
   private async launch() {
     const { default: puppeteer } = await import('puppeteer-core');
@@ -52,20 +59,6 @@ export class ShareChromium {
     // Chromium stays up for the share's next files; puppeteer still ends it when this process exits.
     await browser.disconnect();
     return { endpoint, process: child };
-  }
-
-  /** Closes the browser contexts a file left open (its pages with them). */
-  async sweep(): Promise<void> {
-    const current = await this.running?.catch(() => null);
-    if (!current || !(await answers(current))) return;
-    const { default: puppeteer } = await import('puppeteer-core');
-    const browser = await puppeteer.connect({ browserWSEndpoint: current.endpoint, protocolTimeout: PROTOCOL_TIMEOUT_MS }).catch(() => null);
-    if (!browser) return;
-    try {
-      await Promise.all(browser.browserContexts().filter((c) => c !== browser.defaultBrowserContext()).map((c) => c.close().catch(() => {})));
-    } finally {
-      await browser.disconnect();
-    }
   }
 
   async close(): Promise<void> {
