@@ -132,6 +132,9 @@ async function main(): Promise<number> {
   }
 }
 
+/** Loaded first into each test file's process: tap's domains without their async hook (see the file). */
+const QUIET_DOMAINS = new URL('./helpers/quiet-domains.js', import.meta.url).href;
+
 /** The file that keeps each test file's last measured time (seconds), for balancing the shares. */
 const FILE_TIMES = path.join(PROJECT_ROOT, 'test', 'file-times.json');
 /** What a file not yet measured is taken to need. */
@@ -146,7 +149,7 @@ interface TapRun {
 
 /**
  * Test files run one after the other, each in a node process of its own (`node --enable-source-maps
- * file`), as tap's runner would run them but without its process-info loader: tap's runner starts
+ * --import quiet-domains.js file`), as tap's runner would run them but without its process-info loader: tap's runner starts
  * every test process with `--import @tapjs/processinfo/import` and passes it on in NODE_OPTIONS to
  * every node process a test starts (the CLI, a runner, the service); that loader hooks every module
  * load (a round trip to its thread, the file's source read and its line lengths kept for coverage),
@@ -176,7 +179,7 @@ function runFiles(files: readonly string[] | (() => string | undefined), env: No
   const runOne = (file: string, n: number, chromiumWs: string) =>
     new Promise<void>((resolve) => {
       const started = performance.now();
-      const child = spawn(process.execPath, ['--enable-source-maps', file], {
+      const child = spawn(process.execPath, ['--enable-source-maps', '--import', QUIET_DOMAINS, file], {
         cwd: PROJECT_ROOT,
         env: { ...env, TAP_TIMEOUT: String(timeoutS), WEBPERF_TEST_CHROMIUM_WS: chromiumWs },
         stdio: ['ignore', 'pipe', 'inherit'],

@@ -76,10 +76,12 @@ export async function placeAudit(db: Db, audit: NewAudit): Promise<PlacedAudit> 
     precheck: async (trx) => {
       const recent = await trx
         .selectFrom('orders')
-        .select(sql<number>`ceil(extract(epoch from (max(created_at) + make_interval(secs => ${AUDIT_ORDER_INTERVAL_S}) - now())))::int`.as('wait'))
+        // The clock, not now(): now() is this transaction's start, which may be before the order
+        // it waited for under the site lock was created (a racing order was told 3601 s).
+        .select(sql<number>`ceil(extract(epoch from (max(created_at) + make_interval(secs => ${AUDIT_ORDER_INTERVAL_S}) - clock_timestamp())))::int`.as('wait'))
         .where('site_id', '=', audit.siteId)
         .where('kind', '=', 'audit')
-        .where('created_at', '>', sql<Date>`now() - make_interval(secs => ${AUDIT_ORDER_INTERVAL_S})`)
+        .where('created_at', '>', sql<Date>`clock_timestamp() - make_interval(secs => ${AUDIT_ORDER_INTERVAL_S})`)
         .executeTakeFirst();
       if (recent?.wait != null) {
         const retryAfter = Math.max(1, Number(recent.wait));

@@ -71,3 +71,46 @@ t.test("tap's closing counts, as the last CI run printed them", async (t) => {
   failures.write('    # { total: 1, pass: 1 }\n');
   t.strictSame(failures.counts, { total: 15919, pass: 15916, fail: 3 }, "an indented line is a subtest's comment, not tap's counts");
 });
+
+// A file as the run starts it (test/run.ts: `node --import quiet-domains.js file`): an error thrown
+// outside any assertion still fails its subtest; with WEBPERF_TEST_DOMAINS=1, tap reports the error.
+const STRAY = `import t from 'tap';
+t.test('quiet', async (t) => {
+  t.ok(true, 'fine');
+  await new Promise((resolve) => setTimeout(() => { resolve(); throw new Error('stray error in a timer'); }, 10));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+});
+`;
+
+async function runAsTheSuite(source: string, domains: boolean) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'tap-domains-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  await symlink(path.join(PROJECT_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  await writeFile(path.join(dir, 'package.json'), '{"type":"module"}');
+  await writeFile(path.join(dir, 'stray.test.mjs'), source);
+  const preload = new URL('../helpers/quiet-domains.js', import.meta.url).href;
+  const env = { ...process.env, NODE_OPTIONS: '', WEBPERF_TEST_DOMAINS: domains ? '1' : '' };
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', preload, 'stray.test.mjs'], { cwd: dir, env });
+    return { code: 0, stdout, stderr };
+  } catch (err: any) {
+    return { code: err.code as number, stdout: err.stdout as string, stderr: err.stderr as string };
+  }
+}
+
+t.test('tap without its async hook: a stray error still fails its subtest; WEBPERF_TEST_DOMAINS=1 puts the error there too', async (t) => {
+  const summaryOf = (stdout: string) => {
+    const failures = new TapFailures();
+    failures.write(stdout);
+    return failures.summary().filter((l) => /^# {3}\S/.test(l));
+  };
+  const quiet = await runAsTheSuite(STRAY, false);
+  t.equal(quiet.code, 1, 'the process fails');
+  t.match(quiet.stderr, /Error: stray error in a timer\n\s+at Timeout\._onTimeout \(file:.*stray\.test\.mjs:4:/, "Node's own message and stack, on stderr");
+  t.match(quiet.stdout, /^# \{ total: 2, pass: 1, fail: 1 \}$/m, 'tap closes its counts with the failure');
+  t.strictSame(summaryOf(quiet.stdout), ['#   quiet > test unfinished (stray.test.mjs:2)'], 'the subtest fails as unfinished');
+
+  const named = await runAsTheSuite(STRAY, true);
+  t.equal(named.code, 1);
+  t.strictSame(summaryOf(named.stdout), ['#   quiet > stray error in a timer (stray.test.mjs:4)'], 'tap reports the error itself under its subtest');
+});
