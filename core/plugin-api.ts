@@ -16,8 +16,10 @@
  * A plugin depends on this file (and the helpers core exports) only; it never opens a browser.
  */
 import type { Localized, Lang, ReportText } from './i18n/langs.js';
+import type { FetchFailure } from './net/fetch-failure.js';
 
 export type { Lang, Localized, ReportText };
+export type { FetchFailure };
 
 /** The rating categories, as in the API's scores object. */
 export const CATEGORIES = ['a11y', 'pagespeed', 'infosec', 'webstandard'] as const;
@@ -151,6 +153,8 @@ export interface ProbeResponse {
   chain: string[];
   /** Set when the request failed (DNS, refused, blocked by the target guard...). */
   error?: string;
+  /** Why, as a kind a finding can say in both languages (fetchFailureText); set with `error`. */
+  failure?: FetchFailure;
 }
 
 export interface TlsProbe {

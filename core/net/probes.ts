@@ -7,6 +7,7 @@ import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 import { isWebperfError } from '../errors.js';
+import { fetchFailureOf } from './fetch-failure.js';
 import type { DnsAnswer, ProbeResponse, Probes, TlsProbe } from '../plugin-api.js';
 import { decodeBody } from './charset.js';
 import type { TargetGuard } from './target-guard.js';
@@ -116,10 +117,10 @@ export function createProbes(guard: TargetGuard, options: ProbeOptions = {}): Pr
         BODIES.set(answer, { bytes: res.bytes, truncated: res.truncated });
         return answer;
       } catch (err) {
-        return { url: current, status: 0, headers: {}, body: '', chain, error: err instanceof Error ? err.message : String(err) };
+        return { url: current, status: 0, headers: {}, body: '', chain, error: err instanceof Error ? err.message : String(err), failure: fetchFailureOf(err) };
       }
     }
-    return { url: current, status: 0, headers: {}, body: '', chain, error: 'Too many redirects' };
+    return { url: current, status: 0, headers: {}, body: '', chain, error: 'Too many redirects', failure: 'redirects' };
   }
 
   async function tryVersion(host: string, port: number, version: tls.SecureVersion): Promise<tls.TLSSocket | Error | null> {

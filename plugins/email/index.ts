@@ -38,9 +38,12 @@
  *   fine, saying so with a null MX is the standard way, and the receiving rows (addresses, MTA-STS,
  *   TLS-RPT) do not apply to such a domain; SPF and DMARC still do (they stop others sending in
  *   its name) · dnssec 5/5/5, dnssec-missing 1/1/1 (no row when the resolver could not tell) ·
- *   mta-sts-record-invalid 1/1/1 · mta-sts-mx-mismatch 2/1/1 · tls-rpt 5/5/5, tls-rpt-missing 3/3/–,
- *   tls-rpt-invalid 2/2/1, only for a domain that publishes an `_mta-sts` TXT record, valid or not
- *   (the reports are about MTA-STS; one who set out to publish it is the one to learn it fails)
+ *   mta-sts-record-invalid 1/1/1 · mta-sts-mx-mismatch 2/1/1 · mta-sts-policy-certificate 1/1/1 (a
+ *   policy host whose certificate senders refuse: they never read the policy; its format is rated
+ *   apart) · tls-rpt 5/5/5, tls-rpt-missing 3/3/–,
+ *   tls-rpt-invalid 2/2/1, only for a domain whose MTA-STS is in use: a valid `_mta-sts` record (the
+ *   reports are about MTA-STS; a domain with an invalid record does not support it, RFC 8461
+ *   section 3.1, and rates as one without: record-invalid and policy-missing 1/1/1, nothing more)
  *   · spf-multiple-records 1/1/1 · spf-include-invalid 1/–/1 · spf-too-many-void-lookups 1/–/1 ·
  *   spf-no-all 3/2/5 (as ?all: no all ends neutral, RFC 7208 section 4.7; not rated when the walk
  *   stopped at a limit first, for then every evaluation that gets that far ends in permerror) ·
@@ -274,12 +277,14 @@ async function checkMtaSts(domain: string, ask: Ask, probes: Probes, mxHosts: re
   else if (recordProblems.length) rows.push({ rule: 'mta-sts-record-invalid', overall: 1, infosec: 1, webstandard: 1, text: STRINGS.mtaStsRecordInvalid(recordProblems) });
   else rows.push({ rule: 'mta-sts-record', overall: 5, infosec: 5, webstandard: 5, text: STRINGS.mtaStsRecord });
 
-  // The policy file: in use only beside a TXT record (senders fetch it after finding one).
+  // The policy file: in use only beside a valid TXT record (senders fetch it after finding one; an
+  // invalid record means the domain does not support MTA-STS, RFC 8461 section 3.1). It is read
+  // either way, to say when one is served that no sender uses.
   const policy = {
     url,
     status: res.status,
     content_type: res.headers['content-type'] ?? null,
-    in_use: txt.status === 'error' || records.length > 0,
+    in_use: txt.status === 'error' || record.valid,
     found: false,
     valid: false,
     version: null as string | null,
@@ -296,13 +301,13 @@ async function checkMtaSts(domain: string, ask: Ask, probes: Probes, mxHosts: re
   const tooLarge = res.status === 200 && (probeBody(res)?.truncated ?? Buffer.byteLength(res.body) > POLICY_MAX_BYTES);
   if (!policy.in_use) {
     policy.found = served;
-    rows.push({ rule: 'mta-sts-policy-missing', overall: 1, infosec: 1, webstandard: 1, text: served ? STRINGS.mtaStsPolicyUnused(url) : STRINGS.mtaStsPolicyMissing(url, res.status) });
+    rows.push({ rule: 'mta-sts-policy-missing', overall: 1, infosec: 1, webstandard: 1, text: served ? STRINGS.mtaStsPolicyUnused(url, records.length > 0) : STRINGS.mtaStsPolicyMissing(url, res.status, res.failure) });
   } else if ((res.status >= 300 && res.status < 400) || tooLarge) {
     policy.found = true;
     policy.problems.push(tooLarge ? 'too-large' : 'redirect');
     rows.push({ rule: 'mta-sts-policy-invalid', overall: 2, infosec: 1, webstandard: 1, text: STRINGS.mtaStsPolicyInvalid(policy.problems) });
   } else if (!served) {
-    rows.push({ rule: 'mta-sts-policy-missing', overall: 1, infosec: 1, webstandard: 1, text: STRINGS.mtaStsPolicyMissing(url, res.status) });
+    rows.push({ rule: 'mta-sts-policy-missing', overall: 1, infosec: 1, webstandard: 1, text: STRINGS.mtaStsPolicyMissing(url, res.status, res.failure) });
   } else {
     policy.found = true;
     const parsed = parseMtaStsPolicy(res.body);
@@ -311,10 +316,16 @@ async function checkMtaSts(domain: string, ask: Ask, probes: Probes, mxHosts: re
     if (!/^text\/plain\s*(;|$)/i.test(policy.content_type ?? '')) policy.problems.push('content-type');
     const tls = await probes.tls(`mta-sts.${domain}`);
     policy.certificate_trusted = tls.certificate?.trusted ?? false;
+    // The file's format and the host's certificate are told apart: a certificate senders refuse
+    // is a certificate problem (they never read the file), not a format problem.
+    const format = [...policy.problems];
     if (!policy.certificate_trusted) policy.problems.push('certificate');
     policy.valid = policy.problems.length === 0;
     if (policy.valid) rows.push({ rule: 'mta-sts-policy', overall: 5, infosec: 5, webstandard: 5, text: STRINGS.mtaStsPolicy });
-    else rows.push({ rule: 'mta-sts-policy-invalid', overall: 2, infosec: 1, webstandard: 1, text: STRINGS.mtaStsPolicyInvalid(policy.problems) });
+    else if (format.length) rows.push({ rule: 'mta-sts-policy-invalid', overall: 2, infosec: 1, webstandard: 1, text: STRINGS.mtaStsPolicyInvalid(format) });
+    if (!policy.certificate_trusted) {
+      rows.push({ rule: 'mta-sts-policy-certificate', overall: 1, infosec: 1, webstandard: 1, text: STRINGS.mtaStsPolicyCertificate(`mta-sts.${domain}`, tls.certificate?.verifyError ?? tls.error ?? null) });
+    }
     if (parsed.mode === 'testing' || parsed.mode === 'none') {
       rows.push({ rule: 'mta-sts-not-enforced', overall: 3, infosec: 1, webstandard: 5, text: STRINGS.mtaStsNotEnforced(parsed.mode) });
     } else if (parsed.mode !== null && parsed.mode !== 'enforce') {
@@ -326,7 +337,7 @@ async function checkMtaSts(domain: string, ask: Ask, probes: Probes, mxHosts: re
     }
   }
 
-  // TLS-RPT: where senders report failed TLS; rated for a domain that publishes an MTA-STS record, valid or not.
+  // TLS-RPT: where senders report failed TLS; rated for a domain whose MTA-STS is in use (a valid record).
   const rptRecords = rpt.records.filter(isTlsRptRecord);
   const parsedRpt = rptRecords.length === 1 ? parseTlsRpt(rptRecords[0]!) : null;
   const rptProblems = rptRecords.length > 1 ? ['multiple'] : parsedRpt?.problems ?? [];
@@ -337,7 +348,7 @@ async function checkMtaSts(domain: string, ask: Ask, probes: Probes, mxHosts: re
     problems: rptProblems,
   };
   if (rpt.status === 'error') failure(rpt);
-  else if (records.length > 0) {
+  else if (record.valid) {
     if (rptRecords.length === 0) rows.push({ rule: 'tls-rpt-missing', overall: 3, infosec: 3, text: STRINGS.tlsRptMissing });
     else if (rptProblems.length) rows.push({ rule: 'tls-rpt-invalid', overall: 2, infosec: 2, webstandard: 1, text: STRINGS.tlsRptInvalid(rptProblems) });
     else rows.push({ rule: 'tls-rpt', overall: 5, infosec: 5, webstandard: 5, text: STRINGS.tlsRpt });

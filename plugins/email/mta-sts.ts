@@ -20,22 +20,30 @@ export interface ParsedMtaStsRecord {
   problems: ('id-missing' | 'id-invalid' | 'field-invalid')[];
 }
 
-/** Parses an MTA-STS TXT record (one that isMtaStsRecord accepts). */
+/**
+ * Parses an MTA-STS TXT record (one that isMtaStsRecord accepts) by section 3.1's grammar: fields
+ * after the version, split by ";" with optional spaces around it and one ";" allowed at the end;
+ * each `name *WSP "=" *WSP value`. The id is 1-32 letters and digits; an extension's name is a
+ * letter or digit then up to 31 of those, "_", "-" or "."; its value one or more printable
+ * characters other than ";" and "=". A record that breaks any of it is invalid: the domain does
+ * not support MTA-STS (section 3.1: "discovery stops"), whatever policy file it serves.
+ */
 export function parseMtaStsRecord(txt: string): ParsedMtaStsRecord {
   const out: ParsedMtaStsRecord = { valid: false, id: null, extensions: [], problems: [] };
+  const problem = (p: ParsedMtaStsRecord['problems'][number]) => void (out.problems.includes(p) || out.problems.push(p));
   const fields = txt.split(';').map(trimWsp);
   if (fields.length > 1 && fields[fields.length - 1] === '') fields.pop();
   for (const field of fields.slice(1)) {
-    const m = /^([A-Za-z0-9][A-Za-z0-9_.-]{0,31})=([\x21-\x3a\x3c\x3e-\x7e]+)$/.exec(field);
-    if (!m) {
-      if (!out.problems.includes('field-invalid')) out.problems.push('field-invalid');
-      continue;
-    }
-    if (m[1] === 'id') {
+    const eq = field.indexOf('=');
+    const name = eq < 0 ? field : trimWsp(field.slice(0, eq));
+    const value = eq < 0 ? '' : trimWsp(field.slice(eq + 1));
+    if (name === 'id') {
       if (out.id !== null) continue;
-      if (/^[A-Za-z0-9]{1,32}$/.test(m[2]!)) out.id = m[2]!;
-      else if (!out.problems.includes('id-invalid')) out.problems.push('id-invalid');
-    } else out.extensions.push(m[1]!);
+      if (/^[A-Za-z0-9]{1,32}$/.test(value)) out.id = value;
+      else problem('id-invalid');
+    } else if (eq < 0 || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/.test(name) || !/^[\x21-\x3a\x3c\x3e-\x7e]+$/.test(value)) {
+      problem('field-invalid');
+    } else out.extensions.push(name);
   }
   if (out.id === null && !out.problems.includes('id-invalid')) out.problems.push('id-missing');
   out.valid = out.problems.length === 0;

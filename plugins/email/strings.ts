@@ -2,7 +2,8 @@
  * User-facing strings of the E-mail plugin (type 24), in the report languages. The Swedish texts
  * start from upstream's phrases (webperf_core locales/sv/LC_MESSAGES/email_validator.po).
  */
-import type { ReportText } from '../../core/plugin-api.js';
+import type { FetchFailure, ReportText } from '../../core/plugin-api.js';
+import { fetchFailureText } from '../../core/net/fetch-failure.js';
 
 /** The first items joined, with how many more there are. */
 export function list(items: readonly string[], max = 5): string {
@@ -126,13 +127,17 @@ export const STRINGS = {
     `MTA-STS TXT (policyfilen mta-sts.txt) har ett felaktigt format: ${reasons(POLICY_PROBLEMS, problems, 'sv')}`,
     `MTA-STS TXT (the policy file mta-sts.txt) has an invalid format: ${reasons(POLICY_PROBLEMS, problems, 'en')}`,
   ),
-  mtaStsPolicyMissing: (url: string, status: number) => t(
-    `MTA-STS TXT hittades inte: ${url} ${status === 0 ? 'svarade inte' : `svarade ${status} utan någon policy`}`,
-    `MTA-STS TXT not found: ${url} ${status === 0 ? 'did not answer' : `answered ${status} without a policy`}`,
+  mtaStsPolicyMissing: (url: string, status: number, failure: FetchFailure | undefined) => t(
+    `MTA-STS TXT hittades inte: ${url} ${status === 0 ? `gick inte att hämta: ${fetchFailureText(failure).sv}` : `svarade ${status} utan någon policy`}`,
+    `MTA-STS TXT not found: ${url} ${status === 0 ? `could not be fetched: ${fetchFailureText(failure).en}` : `answered ${status} without a policy`}`,
   ),
-  mtaStsPolicyUnused: (url: string) => t(
-    `MTA-STS TXT (policyfilen mta-sts.txt) används inte: ${url} finns, men MTA-STS DNS-post saknas, så avsändare hämtar den aldrig`,
-    `MTA-STS TXT (the policy file mta-sts.txt) is not in use: ${url} is there, but the MTA-STS DNS record is missing, so senders never fetch it`,
+  mtaStsPolicyCertificate: (host: string, why: string | null) => t(
+    `Certifikatet för ${host} godtas inte${why ? ` (${why})` : ''}: avsändare hämtar inte MTA-STS-policyn därifrån (RFC 8461 avsnitt 3.3)`,
+    `The certificate of ${host} is not accepted${why ? ` (${why})` : ''}: senders do not fetch the MTA-STS policy from it (RFC 8461 section 3.3)`,
+  ),
+  mtaStsPolicyUnused: (url: string, invalidRecord: boolean) => t(
+    `MTA-STS TXT (policyfilen mta-sts.txt) används inte: ${url} finns, men MTA-STS DNS-post ${invalidRecord ? 'är felaktig' : 'saknas'}, så avsändare hämtar den aldrig`,
+    `MTA-STS TXT (the policy file mta-sts.txt) is not in use: ${url} is there, but the MTA-STS DNS record is ${invalidRecord ? 'invalid' : 'missing'}, so senders never fetch it`,
   ),
   mtaStsNotEnforced: (mode: string) => ({
     infosec: t(`MTA-STS TXT är inte i ett tvingande läge (mode: ${mode})`, `MTA-STS TXT is not enforced using mode (mode: ${mode})`),

@@ -13,7 +13,8 @@
  * security and standards, so 4.0–5.0 in practice. One finding per rule that fired, its count the
  * number of places; data.places lists the places {script, line, column, rule, message} (at most
  * 20 per rule, see below). A rule that did not fire is a `resolved` finding, as upstream adds
- * them. A page without scripts, or whose scripts could none be linted, is NOT_RATED.
+ * them. A page without scripts is rated as upstream rates it: every rule resolved, 5.0 (there is
+ * nothing to fix). A page whose scripts could none be linted is NOT_RATED (nothing was judged).
  *
  * Deviations from upstream:
  * - Upstream lints everything as an ES module, so a classic script a module cannot be (`with`,
@@ -125,7 +126,9 @@ export function createJsLint(limits: Partial<JsLintLimits> = {}): TestPlugin {
         limits: { max_script_bytes: MAX_SCRIPT_BYTES, script_deadline_ms: scriptDeadlineMs, budget_ms: budgetMs, max_places_per_rule: maxPlacesPerRule },
       };
       if (scripts.length === 0) {
-        return { rating: NOT_RATED, ratings: {}, findings: [], summary: STRINGS.noScripts, data: { ...base, scripts: [], places: [], place_counts: {} } };
+        // As upstream: nothing to fix, every rule resolved, 5.0 in both categories.
+        const findings: Finding[] = JS_RULES.map((rule) => ({ rule, category: RULE_CATEGORY[rule], severity: 'resolved', text: STRINGS.resolved(rule) }));
+        return { ...issueRatings(findings, meta.categories), findings, summary: STRINGS.noScripts, data: { ...base, scripts: [], places: [], place_counts: {} } };
       }
 
       const outcomes: ScriptOutcome[] = [];

@@ -62,8 +62,8 @@ export const STRINGS = {
     en: `${linted} of ${total} ${n(total, 'script', 'scripts')} linted with ESLint ${version} (no-eval, no-implied-eval, no-script-url, no-debugger): ${places} ${n(places, 'finding', 'findings')}.`,
   }),
   noScripts: {
-    sv: 'Sidan kör inga skript; det finns ingen JavaScript att granska.',
-    en: 'The page runs no scripts; there is no JavaScript to lint.',
+    sv: 'Sidan kör inga skript; det finns ingen JavaScript att granska och inget att rätta.',
+    en: 'The page runs no scripts; there is no JavaScript to lint and nothing to fix.',
   } satisfies ReportText,
   nothingLinted: (total: number): ReportText => ({
     sv: total === 1 ? 'Sidans enda skript kunde inte granskas, så sidan bedöms inte.' : `Inget av sidans ${total} skript kunde granskas, så sidan bedöms inte.`,

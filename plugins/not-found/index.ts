@@ -42,7 +42,7 @@ export default definePlugin({
 
     const first = await probes.fetch(url, { followRedirects: false });
     if (first.error) {
-      return { rating: NOT_RATED, ratings: {}, findings: [], summary: STRINGS.unreachable(url, first.error), data: { url, error: first.error } };
+      return { rating: NOT_RATED, ratings: {}, findings: [], summary: STRINGS.unreachable(url, first.failure), data: { url, error: first.error } };
     }
     const findings: Finding[] = [];
     const add = (rule: string, severity: Severity, text: ReportText) => findings.push({ rule, category: 'webstandard', severity, text });
@@ -52,7 +52,7 @@ export default definePlugin({
     if (first.status >= 300 && first.status < 400 && first.headers.location) {
       final = await probes.fetch(url, { followRedirects: true });
       if (final.error) {
-        return { rating: NOT_RATED, ratings: {}, findings: [], summary: STRINGS.unreachable(final.url, final.error), data: { url, status: first.status, error: final.error } };
+        return { rating: NOT_RATED, ratings: {}, findings: [], summary: STRINGS.unreachable(final.url, final.failure), data: { url, status: first.status, error: final.error } };
       }
       redirectedTo = final.url;
       const toStart = [startUrl, artifacts.requestedUrl, `${origin}/`].some((u) => u && sameUrl(final.url, u));

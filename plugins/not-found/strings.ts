@@ -1,5 +1,6 @@
 /** User-facing strings of the not-found plugin (type 2). */
-import type { ReportText } from '../../core/plugin-api.js';
+import type { FetchFailure, ReportText } from '../../core/plugin-api.js';
+import { fetchFailureText } from '../../core/net/fetch-failure.js';
 
 export const STRINGS = {
   redirectToStart: (status: number): ReportText => ({
@@ -45,8 +46,8 @@ export const STRINGS = {
           sv: `Adressen ${url} svarade ${status}, och efter omdirigering ${finalStatus}.`,
           en: `The address ${url} answered ${status}, and ${finalStatus} after redirects.`,
         },
-  unreachable: (url: string, error: string): ReportText => ({
-    sv: `Adressen ${url} gick inte att hämta: ${error}`,
-    en: `The address ${url} could not be fetched: ${error}`,
+  unreachable: (url: string, failure: FetchFailure | undefined): ReportText => ({
+    sv: `Adressen ${url} gick inte att hämta: ${fetchFailureText(failure).sv}`,
+    en: `The address ${url} could not be fetched: ${fetchFailureText(failure).en}`,
   }),
 };

@@ -439,6 +439,31 @@ t.test('MTA-STS: the TXT record (RFC 8461 section 3.1)', async (t) => {
   t.same(parseMtaStsRecord(`v=STSv1; id=${'a'.repeat(33)}`), { valid: false, id: null, extensions: [], problems: ['id-invalid'] });
   t.same(parseMtaStsRecord('v=STSv1; id=has-dash'), { valid: false, id: null, extensions: [], problems: ['id-invalid'] });
   t.same(parseMtaStsRecord('v=STSv1; id=1; what'), { valid: false, id: '1', extensions: [], problems: ['field-invalid'] });
+  // Spaces around "=" and ";" (sts-field-delim, *WSP in sts-id and sts-extension), one ";" at the end.
+  t.same(parseMtaStsRecord('v=STSv1 ;\tid = 20250101T1200 ; ext.v-2_x =\tv:1/2 ;'), { valid: true, id: '20250101T1200', extensions: ['ext.v-2_x'], problems: [] });
+  t.same(parseMtaStsRecord(`v=STSv1; id=${'a'.repeat(32)}; ${'n'.repeat(32)}=1`), { valid: true, id: 'a'.repeat(32), extensions: ['n'.repeat(32)], problems: [] }, 'an id and a name of 32');
+  t.same(parseMtaStsRecord('v=STSv1; id=abc; id=not-valid!'), { valid: true, id: 'abc', extensions: [], problems: [] }, 'of two ids the first counts');
+  // Every way the grammar can be broken makes the record invalid.
+  const invalid: [txt: string, id: string | null, extensions: string[], problems: string[]][] = [
+    ['v=STSv1; id=2025-01-01_12:00', null, [], ['id-invalid']],
+    ['v=STSv1; id=', null, [], ['id-invalid']],
+    ['v=STSv1; id=åäö', null, [], ['id-invalid']],
+    ['v=STSv1; id=a b', null, [], ['id-invalid']],
+    ['v=STSv1; id=not-valid; id=abc', 'abc', [], ['id-invalid']],
+    ['v=STSv1', null, [], ['id-missing']],
+    ['v=STSv1; ext=1', null, ['ext'], ['id-missing']],
+    ['v=STSv1;; id=1', '1', [], ['field-invalid']],
+    ['v=STSv1; id=1;;', '1', [], ['field-invalid']],
+    ['v=STSv1; id=1; =1', '1', [], ['field-invalid']],
+    ['v=STSv1; id=1; _ext=1', '1', [], ['field-invalid']],
+    [`v=STSv1; id=1; ${'n'.repeat(33)}=1`, '1', [], ['field-invalid']],
+    ['v=STSv1; id=1; ext=', '1', [], ['field-invalid']],
+    ['v=STSv1; id=1; ext=a=b', '1', [], ['field-invalid']],
+    ['v=STSv1; id=1; ext=a b', '1', [], ['field-invalid']],
+    ['v=STSv1; id=1; ext=ö', '1', [], ['field-invalid']],
+    ['v=STSv1; id=1; e*t=1', '1', [], ['field-invalid']],
+  ];
+  for (const [txt, id, extensions, problems] of invalid) t.same(parseMtaStsRecord(txt), { valid: false, id, extensions, problems }, txt);
   for (const txt of ['v=STSv10; id=1', 'v=STSv1 id=1', 'v=stsv1; id=1', 'id=1; v=STSv1']) t.notOk(isMtaStsRecord(txt), txt);
 });
 

@@ -118,9 +118,16 @@ world.record('badnull.test', { MX: [{ exchange: '.', priority: 10 }], TXT: [['v=
 // MTA-STS: an invalid record and no TLS-RPT; a policy file without a record; policies of 64 KiB and
 // one byte more; a policy host whose certificate is for another name.
 world.record('stsbad.test', { MX: mx('mx.lookups.test'), TXT: [['v=spf1 -all']] });
-world.record('_mta-sts.stsbad.test', { TXT: [['v=STSv1;']] });
+// The id of stsbad.test's record holds "-", "_" and ":" (only letters and digits may): it serves an
+// enforcing policy and a TLS-RPT record, and still rates as a domain without MTA-STS.
+world.record('_mta-sts.stsbad.test', { TXT: [['v=STSv1; id=2025-01-01_12:00']] });
+world.record('_smtp._tls.stsbad.test', { TXT: [['v=TLSRPTv1; rua=mailto:tlsrpt@stsbad.test']] });
 for (const name of ['nosts.test', 'full-policy.test', 'big-policy.test', 'wrongname.test']) world.record(name, { MX: mx('mx.lookups.test'), TXT: [['v=spf1 -all']] });
 for (const name of ['full-policy.test', 'big-policy.test', 'wrongname.test']) world.record(`_mta-sts.${name}`, { TXT: [['v=STSv1; id=3']] });
+// refused.test's policy host is on a private address the guard does not allow: refused before any connection.
+world.record('refused.test', { MX: mx('mx.lookups.test'), TXT: [['v=spf1 -all']] });
+world.record('_mta-sts.refused.test', { TXT: [['v=STSv1; id=3']] });
+world.record('mta-sts.refused.test', { A: ['10.1.2.3'] });
 /** A valid policy for mx.lookups.test, an extension line making it `bytes` bytes long. */
 const policyOfBytes = (bytes: number) => {
   const head = 'version: STSv1\nmode: enforce\nmx: mx.lookups.test\nmax_age: 86400\nx-pad: ';
@@ -143,6 +150,7 @@ await Promise.all([
   world.site('mta-sts.testing.test', { handler: policyHost('version: STSv1\nmode: testing\nmx: mx1.testing.test\nmax_age: 86400\n'), https: { cert: 'expired' } }),
   world.site('mta-sts.redirect.test', { handler: (_req, res) => void res.writeHead(301, { location: 'https://mta-sts.redirect.test/elsewhere' }).end() }),
   world.site('mta-sts.nosts.test', { handler: policyHost(LOOKUPS_POLICY) }),
+  world.site('mta-sts.stsbad.test', { handler: policyHost(LOOKUPS_POLICY) }),
   world.site('mta-sts.full-policy.test', { handler: policyHost(policyOfBytes(64 * 1024)) }),
   world.site('mta-sts.big-policy.test', { handler: policyHost(policyOfBytes(64 * 1024 + 1)) }),
   world.site('mta-sts.wrongname.test', { handler: policyHost(LOOKUPS_POLICY), https: { cert: 'wrong-name' } }),
@@ -252,7 +260,7 @@ t.test('typical.test: one MX address, no MTA-STS, SPF ~all, DMARC p=none', async
     '- MX DNS IPv4-post saknar redundans: e-posten tas emot på en enda adress (192.0.2.10)',
     '- Domänen är inte DNSSEC-signerad: svaren om vart dess e-post ska skickas kan förfalskas på vägen',
     '- MTA-STS DNS-post hittades inte',
-    '- MTA-STS TXT hittades inte: https://mta-sts.typical.test/.well-known/mta-sts.txt svarade inte',
+    '- MTA-STS TXT hittades inte: https://mta-sts.typical.test/.well-known/mta-sts.txt gick inte att hämta: namnet finns inte i DNS',
     '- SPF DNS-post använder mjukt misslyckande (~all)',
     "- DMARC DNS-post använder 'none' för policy",
   ]);
@@ -261,7 +269,7 @@ t.test('typical.test: one MX address, no MTA-STS, SPF ~all, DMARC p=none', async
     '- MX DNS IPv6 record not found',
     '- The domain is not DNSSEC-signed: the answers saying where its mail goes can be forged on the way',
     '- MTA-STS DNS record not found',
-    '- MTA-STS TXT not found: https://mta-sts.typical.test/.well-known/mta-sts.txt did not answer',
+    '- MTA-STS TXT not found: https://mta-sts.typical.test/.well-known/mta-sts.txt could not be fetched: the name does not resolve in DNS',
     '- DMARC DNS record used the default value for PCT, it is redundant',
     '- DMARC DNS record used the default value for ASPF, it is redundant',
   ]);
@@ -282,8 +290,7 @@ t.test('broken.test: every part wrong', async (t) => {
     row('mx-ipv4-single', 2.5, 1, 5),
     row('mx-ipv6-missing', 1, null, 1),
     row('mta-sts-record-invalid', 1, 1, 1),
-    row('mta-sts-policy-invalid', 2, 1, 1),
-    row('mta-sts-mode-invalid', 1, 1, 1),
+    row('mta-sts-policy-missing', 1, 1, 1),
     row('spf', 5, 5, 5),
     row('spf-invalid-term', 1, null, 1),
     row('spf-include-invalid', 1, null, 1),
@@ -303,16 +310,17 @@ t.test('broken.test: every part wrong', async (t) => {
     row('dmarc-ri-default', 3, null, 3),
     row('dmarc-policy-not-second', 3, null, 3),
   ]);
-  // overall: 1 + 2.5 + 1 + 1 + 2 + 1 + 5 + 1×5 + 2 + 5 + 4 + 3 + 1×5 + 3×3 = 46.5 over 24 rows = 1.9375 → 1.94
-  // infosec: 1 + 1 + 1 + 1 + 5 + 1 + 5 + 4 = 19 over 8 = 2.375 → 2.38
-  // standards: 1 + 5 + 1 + 1 + 1 + 1 + 5 + 1×5 + 2.5 + 5 + 5 + 3 + 1×5 + 3×3 = 49.5 over 24 = 2.0625 → 2.06
-  t.equal(outcome.rating, 1.94);
-  t.same(outcome.ratings, { infosec: 2.38, webstandard: 2.06 });
+  // overall: 1 + 2.5 + 1 + 1 + 1 + 5 + 1×5 + 2 + 5 + 4 + 3 + 1×5 + 3×3 = 44.5 over 23 rows = 1.9348 → 1.93
+  // infosec: 1 + 1 + 1 + 5 + 1 + 5 + 4 = 18 over 7 = 2.5714 → 2.57
+  // standards: 1 + 5 + 1 + 1 + 1 + 5 + 1×5 + 2.5 + 5 + 5 + 3 + 1×5 + 3×3 = 48.5 over 23 = 2.1087 → 2.11
+  t.equal(outcome.rating, 1.93);
+  t.same(outcome.ratings, { infosec: 2.57, webstandard: 2.11 });
   const data = outcome.data as any;
   t.same(data.mx.ipv4_addresses, ['192.0.2.20'], 'two MX names on one address are no redundancy');
   t.same(data.dnssec, { authenticated: null }, 'signatures without the AD flag: the resolver did not validate');
   t.same(data.mta_sts.record.problems, ['id-invalid']);
-  t.same([data.mta_sts.policy.problems, data.mta_sts.policy.certificate_trusted], [['mode-invalid', 'max-age-invalid', 'content-type'], true]);
+  const policy = data.mta_sts.policy;
+  t.same([policy.in_use, policy.found, policy.valid, policy.mode, policy.problems, policy.certificate_trusted], [false, true, false, null, [], null], 'the invalid record stopped discovery: the policy served is not judged');
   t.same(data.spf.problems, [
     { domain: 'broken.test', term: 'bogus:x', reason: 'unknown-mechanism' },
     { domain: 'broken.test', term: 'ip4:300.1.1.1', reason: 'syntax' },
@@ -334,7 +342,7 @@ t.test('broken.test: every part wrong', async (t) => {
   t.ok(stand.includes('- SPF DNS-post har otillåtet innehåll: bogus:x, ip4:300.1.1.1'));
   t.ok(stand.includes('- SPF DNS-post orsakar för många DNS-uppslag (7, högst 10 tillåts; posterna hänvisar i en slinga)'));
   t.ok(stand.includes('- SPF DNS-post orsakar för många DNS-uppslag utan svar (3, högst 2 tillåts)'));
-  t.ok(stand.includes('- MTA-STS TXT (policyfilen mta-sts.txt) har ett felaktigt format: mode är inte enforce, testing eller none; max_age är inte ett heltal från 0 till 31557600; den skickas inte som text/plain'));
+  t.ok(stand.includes('- MTA-STS TXT (policyfilen mta-sts.txt) används inte: https://mta-sts.broken.test/.well-known/mta-sts.txt finns, men MTA-STS DNS-post är felaktig, så avsändare hämtar den aldrig'), 'the invalid record stopped discovery: the policy\'s own faults are not listed');
   t.ok(stand.includes('- Null MX (RFC 7505) ska vara domänens enda MX-post och ha prioritet 0'));
 });
 
@@ -432,7 +440,7 @@ t.test('testing.test: MTA-STS in testing with an untrusted certificate and an un
     row('mx-ipv6-missing', 1, null, 1),
     row('dnssec-missing', 1, 1, 1),
     row('mta-sts-record', 5, 5, 5),
-    row('mta-sts-policy-invalid', 2, 1, 1),
+    row('mta-sts-policy-certificate', 1, 1, 1),
     row('mta-sts-not-enforced', 3, 1, 5),
     row('mta-sts-mx-mismatch', 2, 1, 1),
     row('tls-rpt-missing', 3, 3, null),
@@ -445,8 +453,8 @@ t.test('testing.test: MTA-STS in testing with an untrusted certificate and an un
     row('dmarc-no-errors', 5, null, 5),
     row('dmarc-no-warnings', 5, null, 5),
   ]);
-  // overall 54 / 16 = 3.375 → 3.38; infosec 36 / 13 = 2.769 → 2.77; standards 55 / 15 = 3.667 → 3.67
-  t.equal(outcome.rating, 3.38);
+  // overall 53 / 16 = 3.3125 → 3.31; infosec 36 / 13 = 2.769 → 2.77; standards 55 / 15 = 3.667 → 3.67
+  t.equal(outcome.rating, 3.31);
   t.same(outcome.ratings, { infosec: 2.77, webstandard: 3.67 });
   const policy = (outcome.data as any).mta_sts.policy;
   t.same([policy.mode, policy.problems, policy.certificate_trusted, policy.unmatched_mx], ['testing', ['certificate'], false, ['mx2.testing.test']]);
@@ -454,7 +462,8 @@ t.test('testing.test: MTA-STS in testing with an untrusted certificate and an un
   t.ok(sec.includes('- MTA-STS TXT is not enforced using mode (mode: testing)'));
   t.ok(sec.includes('- MTA-STS TXT does not cover every MX host: mx2.testing.test matches no mx line, so mail to it may be refused'));
   t.ok(sec.includes('- TLS-RPT DNS record (_smtp._tls) not found: failed encryption under MTA-STS is not reported to the domain'));
-  t.ok(sec.includes('- MTA-STS TXT (the policy file mta-sts.txt) has an invalid format: the certificate of the mta-sts host is not valid'));
+  t.ok(sec.includes('- The certificate of mta-sts.testing.test is not accepted (CERT_HAS_EXPIRED): senders do not fetch the MTA-STS policy from it (RFC 8461 section 3.3)'), 'a certificate problem, not a format problem');
+  t.notOk(sec.some((l) => l.includes('invalid format')));
 });
 
 t.test('redirect.test: SPF by redirect (?all), a redirecting policy, an invalid TLS-RPT, DMARC to an unverified third party', async (t) => {
@@ -595,12 +604,22 @@ t.test('badnull.test: a lone "." MX of priority 10 is no null MX but an invalid 
   t.notOk(world.dns.asked.slice(asked).some((q) => q.startsWith('_mta-sts.') || q.startsWith('badnull.test A')), 'neither MTA-STS nor the domain\'s own address is asked');
 });
 
-t.test('MTA-STS: TLS-RPT beside an invalid record, a policy file without a record', async (t) => {
+t.test('MTA-STS: an invalid record stops discovery (RFC 8461 section 3.1); a policy file without a record', async (t) => {
   const mtaRows = (result: PluginResult) => rows(result).filter((r) => /^(mta-sts|tls-rpt)/.test(r.rule));
   const invalid = await judge('https://stsbad.test/');
-  t.same(mtaRows(invalid.result), [row('mta-sts-record-invalid', 1, 1, 1), row('mta-sts-policy-missing', 1, 1, 1), row('tls-rpt-missing', 3, 3, null)]);
+  t.same(mtaRows(invalid.result), [row('mta-sts-record-invalid', 1, 1, 1), row('mta-sts-policy-missing', 1, 1, 1)], 'no TLS-RPT row: MTA-STS is not in use');
+  const data = (invalid.result.data as any).mta_sts;
+  t.same([data.record.status, data.record.valid, data.record.id, data.record.problems], ['invalid', false, null, ['id-invalid']]);
+  t.same([data.policy.status, data.policy.in_use, data.policy.found, data.policy.valid, data.policy.mode], [200, false, true, false, null], 'the enforcing policy it serves is not read as one');
+  t.notMatch(invalid.result.summary ?? '', /enforce/, 'the summary does not say enforce');
+  t.same(invalid.result.findings.find((f) => f.rule === 'mta-sts-policy-missing')?.text, {
+    sv: 'MTA-STS TXT (policyfilen mta-sts.txt) används inte: https://mta-sts.stsbad.test/.well-known/mta-sts.txt finns, men MTA-STS DNS-post är felaktig, så avsändare hämtar den aldrig',
+    en: 'MTA-STS TXT (the policy file mta-sts.txt) is not in use: https://mta-sts.stsbad.test/.well-known/mta-sts.txt is there, but the MTA-STS DNS record is invalid, so senders never fetch it',
+  });
   const unused = await judge('https://nosts.test/');
   t.same(mtaRows(unused.result), [row('mta-sts-record-missing', 1, 1, 1), row('mta-sts-policy-missing', 1, 1, 1)], 'rated as a domain without MTA-STS');
+  t.equal(invalid.outcome.rating, unused.outcome.rating, 'the invalid record rates as no record at all (the domains differ in nothing else)');
+  t.same(invalid.outcome.ratings, unused.outcome.ratings);
   const policy = (unused.result.data as any).mta_sts.policy;
   t.same([policy.status, policy.in_use, policy.found, policy.valid], [200, false, true, false]);
   t.same(unused.result.findings.find((f) => f.rule === 'mta-sts-policy-missing')?.text, {
@@ -619,9 +638,25 @@ t.test('MTA-STS: a policy of 64 KiB is read, one byte more is too large; a certi
   t.same([(big.result.data as any).mta_sts.policy.found, (big.result.data as any).mta_sts.policy.problems], [true, ['too-large']]);
   t.ok(reportLines(big.outcome, 'en', 'stand').includes('- MTA-STS TXT (the policy file mta-sts.txt) has an invalid format: it is larger than 64 KiB, so senders ignore it (RFC 8461 section 3.3)'));
   const wrong = await judge('https://wrongname.test/');
-  t.same(policyRows(wrong.result), [row('mta-sts-policy-invalid', 2, 1, 1)]);
+  t.same(policyRows(wrong.result), [row('mta-sts-policy-certificate', 1, 1, 1)], 'a certificate problem, not an invalid format');
   const policy = (wrong.result.data as any).mta_sts.policy;
   t.same([policy.certificate_trusted, policy.problems], [false, ['certificate']]);
+  t.same(wrong.result.findings.find((f) => f.rule === 'mta-sts-policy-certificate')?.text, {
+    sv: 'Certifikatet för mta-sts.wrongname.test godtas inte (ERR_TLS_CERT_ALTNAME_INVALID): avsändare hämtar inte MTA-STS-policyn därifrån (RFC 8461 avsnitt 3.3)',
+    en: 'The certificate of mta-sts.wrongname.test is not accepted (ERR_TLS_CERT_ALTNAME_INVALID): senders do not fetch the MTA-STS policy from it (RFC 8461 section 3.3)',
+  });
+});
+
+t.test('MTA-STS: a policy host the target guard refuses is said to be refused, in both languages', async (t) => {
+  const refused = await judge('https://refused.test/');
+  t.same(rows(refused.result).filter((r) => r.rule.startsWith('mta-sts-policy')), [row('mta-sts-policy-missing', 1, 1, 1)]);
+  const policy = (refused.result.data as any).mta_sts.policy;
+  t.same([policy.status, policy.in_use, policy.found], [0, true, false]);
+  t.match(policy.error, /10\.1\.2\.3, which is not allowed as a test target/);
+  t.same(refused.result.findings.find((f) => f.rule === 'mta-sts-policy-missing')?.text, {
+    sv: 'MTA-STS TXT hittades inte: https://mta-sts.refused.test/.well-known/mta-sts.txt gick inte att hämta: adressen är inte tillåten som testmål (en privat, lokal eller intern adress)',
+    en: 'MTA-STS TXT not found: https://mta-sts.refused.test/.well-known/mta-sts.txt could not be fetched: the address is not allowed as a test target (a private, local or internal address)',
+  });
 });
 
 t.test('DMARC: a subdomain under its organisational domain\'s record has the policy sp, else p; nothing between is asked', async (t) => {

@@ -142,11 +142,19 @@ t.test('a classic script only (with, legacy octal) is linted as one', async (t) 
   t.same((outcome.data as any).places.map((p: any) => [p.rule, p.line, p.column]), [['no-eval', 2, 19]]);
 });
 
-t.test('nothing to lint, or nothing that could be, is not rated', async (t) => {
+t.test('no scripts: 5.0 as upstream rates it, every rule resolved; scripts none of which could be linted: not rated', async (t) => {
   const none = await rate(jsLint, withScripts([]), probes);
-  t.equal(none.outcome.rating, NOT_RATED);
-  t.same(none.outcome.ratings, {});
-  t.equal(none.outcome.reports.sv.overall, 'Sidan kör inga skript; det finns ingen JavaScript att granska.\nInte bedömt');
+  t.equal(none.outcome.rating, 5);
+  t.same(none.outcome.ratings, { infosec: 5, webstandard: 5 });
+  t.same(findingsOf(none.result), {
+    'no-eval': { category: 'infosec', severity: 'resolved', count: 1 },
+    'no-implied-eval': { category: 'infosec', severity: 'resolved', count: 1 },
+    'no-script-url': { category: 'infosec', severity: 'resolved', count: 1 },
+    'no-debugger': { category: 'webstandard', severity: 'resolved', count: 1 },
+  });
+  t.equal(none.outcome.reports.sv.overall.split('\n')[0], 'Sidan kör inga skript; det finns ingen JavaScript att granska och inget att rätta.');
+  t.equal(none.outcome.reports.en.overall.split('\n')[0], 'The page runs no scripts; there is no JavaScript to lint and nothing to fix.');
+  t.same((none.outcome.data as any).scripts, []);
 
   const broken = await rate(jsLint, withScripts([{ url: '', content: '{"@context": "https://schema.org"}' }]), probes);
   t.equal(broken.outcome.rating, NOT_RATED);
