@@ -10,7 +10,8 @@
 import t from 'tap';
 import { createProbes } from '../../core/net/probes.js';
 import notFound from '../../plugins/not-found/index.js';
-import { fixtureSite, loadFixture, LOOPBACK_GUARD, servedArtifacts } from '../helpers/fixture-artifacts.js';
+import { NOT_RATED } from '../../core/plugin-api.js';
+import { fixtureSite, loadFixture, LOOPBACK_GUARD, makeArtifacts, servedArtifacts } from '../helpers/fixture-artifacts.js';
 import { e, findingsOf, rate, rating, reportLines, w } from '../helpers/plugin-outcomes.js';
 
 // One gather per fixture for the whole file.
@@ -94,4 +95,20 @@ t.test('type 2 404 (Page not Found)', async (t) => {
       '- 404-sidan är på ett annat språk (en) än startsidan (sv-SE).',
     ]);
   });
+});
+
+t.test('an address that cannot be fetched: not rated, saying why in both languages', async (t) => {
+  const probes = createProbes(LOOPBACK_GUARD);
+  const cases = [
+    ['https://finns-inte.test/', 'namnet finns inte i DNS', 'the name does not resolve in DNS'],
+    ['https://10.1.2.3/', 'adressen är inte tillåten som testmål (en privat, lokal eller intern adress)', 'the address is not allowed as a test target (a private, local or internal address)'],
+  ];
+  for (const [page, sv, en] of cases) {
+    const { outcome } = await rate(notFound, makeArtifacts(page), probes);
+    const url = (outcome.data as any).url as string;
+    t.match(url, new RegExp(`^${page}webperf-404-check-[0-9a-f]{16}$`));
+    t.equal(outcome.rating, NOT_RATED, page);
+    t.equal(outcome.reports.sv.overall, `Adressen ${url} gick inte att hämta: ${sv}\nInte bedömt`);
+    t.equal(outcome.reports.en.overall, `The address ${url} could not be fetched: ${en}\nNot rated`);
+  }
 });
