@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { XMLValidator } from 'fast-xml-parser';
 import { untrustedXmlParser } from './xml.js';
-import type { ProbeResponse, Probes } from '../plugin-api.js';
+import type { FetchFailure, ProbeResponse, Probes } from '../plugin-api.js';
 import { probeBody } from './probes.js';
 
 const gunzipAsync = promisify(gunzip);
@@ -18,6 +18,8 @@ export interface SitemapInfo {
   url: string;
   /** HTTP status of the answer; 0 when no answer came (refused, blocked, timed out). */
   status: number;
+  /** Why no answer came (status 0). */
+  failure?: FetchFailure;
   /** The body was gzip-compressed (by its first bytes). */
   gzipped: boolean;
   /** Root element; null when the file was not read or has neither root. */
@@ -96,7 +98,7 @@ async function readOne(probes: Probes, url: string, maxBytes: number): Promise<P
   const none = { info, children: [], pages: [] };
   const res = await probes.fetch(url, { maxBytes });
   info.status = res.status;
-  if (res.error) return { ...none, info: { ...info, error: res.error, problem: 'unreachable' } };
+  if (res.error) return { ...none, info: { ...info, error: res.error, ...(res.failure ? { failure: res.failure } : {}), problem: 'unreachable' } };
   if (res.status !== 200) return { ...none, info: { ...info, error: `Answered ${res.status}, not 200`, problem: 'unreachable' } };
   const raw = probeBody(res) ?? { bytes: Buffer.from(res.body, 'utf8'), truncated: false };
   if (raw.truncated) return { ...none, info: { ...info, error: `Larger than ${maxBytes} bytes`, problem: 'too-large' } };

@@ -2,7 +2,7 @@
  * Feeds: <link rel="alternate" type="application/rss+xml|application/atom+xml"> in the main
  * document, each answering 200 with well-formed XML whose root is <rss>, <feed> or <rdf:RDF>.
  */
-import type { Finding, Probes } from '../../core/plugin-api.js';
+import type { FetchFailure, Finding, Probes } from '../../core/plugin-api.js';
 import { isFile, parseXml } from './answers.js';
 import { STRINGS } from './strings.js';
 
@@ -11,6 +11,8 @@ export interface FeedData {
   url: string;
   status: number;
   ok: boolean;
+  /** Why no answer came (status 0). */
+  failure?: FetchFailure;
 }
 
 const FEED_TYPES = new Set(['application/rss+xml', 'application/atom+xml']);
@@ -55,12 +57,12 @@ export async function checkFeeds(probes: Probes, html: string, baseUrl: string):
     urls.map(async (url): Promise<FeedData> => {
       const res = await probes.fetch(url);
       const xml = isFile(res) ? parseXml(res.body) : null;
-      return { url, status: res.status, ok: xml !== null && FEED_ROOTS.has(xml.root) };
+      return { url, status: res.status, ok: xml !== null && FEED_ROOTS.has(xml.root), ...(res.failure ? { failure: res.failure } : {}) };
     }),
   );
   const broken = data.filter((f) => !f.ok);
   const findings: Finding[] = broken.length
-    ? [{ rule: 'feed-broken', category: 'webstandard', severity: 'error', text: STRINGS.feedBroken(broken[0].url, broken[0].status), count: broken.length }]
+    ? [{ rule: 'feed-broken', category: 'webstandard', severity: 'error', text: STRINGS.feedBroken(broken[0].url, broken[0].status, broken[0].failure), count: broken.length }]
     : [];
   return { data, findings };
 }

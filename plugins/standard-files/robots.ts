@@ -25,7 +25,7 @@ export async function checkRobots(probes: Probes, origin: string, startUrl: stri
   if (!found) {
     return {
       data: { url, status: res.status, found, sitemaps: [], allows_start_page: null },
-      findings: [{ rule: 'robots-txt-missing', category: 'webstandard', severity: 'error', text: STRINGS.robotsMissing(res.status, mediaType(res)) }],
+      findings: [{ rule: 'robots-txt-missing', category: 'webstandard', severity: 'error', text: STRINGS.robotsMissing(res.status, mediaType(res), res.failure) }],
     };
   }
   const robots = robotsParser(url, res.body);

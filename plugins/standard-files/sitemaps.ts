@@ -32,7 +32,7 @@ export async function checkSitemaps(
     if (bad.length) findings.push({ rule, category: 'webstandard', severity, text: text(bad[0]), count: bad.length });
   };
   if (!fromRobots && results.length === 0) findings.push({ rule: 'sitemap-missing', category: 'webstandard', severity: 'error', text: STRINGS.sitemapMissing });
-  add('sitemap-unreachable', 'error', results.filter(missing), (s) => STRINGS.sitemapUnreachable(s.url, s.status));
+  add('sitemap-unreachable', 'error', results.filter(missing), (s) => STRINGS.sitemapUnreachable(s.url, s.status, s.failure));
   add('sitemap-unreadable', 'error', results.filter((s) => s.problem !== null && UNREADABLE.includes(s.problem)), (s) => STRINGS.sitemapUnreadable(s.url, s.problem!));
   add('sitemap-malformed', 'error', results.filter((s) => s.problem === 'malformed'), (s) => STRINGS.sitemapMalformed(s.url));
   add('sitemap-empty', 'warning', results.filter((s) => s.entries === 0), (s) => STRINGS.sitemapEmpty(s.url));

@@ -1,15 +1,16 @@
 /** User-facing strings of the Standard files plugin (type 9). */
-import type { ReportText } from '../../core/plugin-api.js';
+import type { FetchFailure, ReportText } from '../../core/plugin-api.js';
+import { fetchFailureText } from '../../core/net/fetch-failure.js';
 
-const answered = (status: number, type: string): ReportText =>
+const answered = (status: number, type: string, failure?: FetchFailure): ReportText =>
   status === 0
-    ? { sv: 'gick inte att hämta', en: 'could not be fetched' }
+    ? { sv: `gick inte att hämta (${fetchFailureText(failure).sv})`, en: `could not be fetched (${fetchFailureText(failure).en})` }
     : { sv: `svarade ${status}${type ? ` med ${type}` : ''}`, en: `answered ${status}${type ? ` with ${type}` : ''}` };
 
 export const STRINGS = {
-  robotsMissing: (status: number, type: string): ReportText => ({
-    sv: `robots.txt saknas: adressen ${answered(status, type).sv}, inte 200 med text/plain.`,
-    en: `robots.txt is missing: the address ${answered(status, type).en}, not 200 with text/plain.`,
+  robotsMissing: (status: number, type: string, failure?: FetchFailure): ReportText => ({
+    sv: `robots.txt saknas: adressen ${answered(status, type, failure).sv}, inte 200 med text/plain.`,
+    en: `robots.txt is missing: the address ${answered(status, type, failure).en}, not 200 with text/plain.`,
   }),
   robotsDisallows: {
     sv: 'robots.txt hindrar alla sökrobotar (User-agent: *) från startsidan.',
@@ -19,9 +20,9 @@ export const STRINGS = {
     sv: 'Ingen webbplatskarta: robots.txt anger ingen och varken /sitemap.xml eller /sitemap_index.xml finns.',
     en: 'No sitemap: robots.txt lists none and neither /sitemap.xml nor /sitemap_index.xml exists.',
   } satisfies ReportText,
-  sitemapUnreachable: (url: string, status: number): ReportText => ({
-    sv: `En webbplatskarta som robots.txt eller ett kartindex anger går inte att hämta (adressen ${status === 0 ? 'svarade inte' : `svarade ${status} utan någon karta`}), t.ex. ${url}`,
-    en: `A sitemap listed in robots.txt or a sitemap index cannot be fetched (the address ${status === 0 ? 'did not answer' : `answered ${status} without a sitemap`}), e.g. ${url}`,
+  sitemapUnreachable: (url: string, status: number, failure?: FetchFailure): ReportText => ({
+    sv: `En webbplatskarta som robots.txt eller ett kartindex anger går inte att hämta (${status === 0 ? fetchFailureText(failure).sv : `adressen svarade ${status} utan någon karta`}), t.ex. ${url}`,
+    en: `A sitemap listed in robots.txt or a sitemap index cannot be fetched (${status === 0 ? fetchFailureText(failure).en : `the address answered ${status} without a sitemap`}), e.g. ${url}`,
   }),
   sitemapUnreadable: (url: string, problem: 'too-large' | 'bad-gzip' | 'not-read' | string): ReportText => {
     const why: Record<string, ReportText> = {
@@ -71,9 +72,9 @@ export const STRINGS = {
     sv: 'Sidan länkar inte till något RSS- eller Atom-flöde (<link rel="alternate">).',
     en: 'The page links to no RSS or Atom feed (<link rel="alternate">).',
   } satisfies ReportText,
-  feedBroken: (url: string, status: number): ReportText => ({
-    sv: `Flödet som sidan länkar till svarar inte med ett RSS- eller Atom-dokument, t.ex. ${url} (status ${status}).`,
-    en: `A feed the page links to does not answer with an RSS or Atom document, e.g. ${url} (status ${status}).`,
+  feedBroken: (url: string, status: number, failure?: FetchFailure): ReportText => ({
+    sv: `Flödet som sidan länkar till svarar inte med ett RSS- eller Atom-dokument, t.ex. ${url} (${status === 0 ? `gick inte att hämta: ${fetchFailureText(failure).sv}` : `status ${status}`}).`,
+    en: `A feed the page links to does not answer with an RSS or Atom document, e.g. ${url} (${status === 0 ? `could not be fetched: ${fetchFailureText(failure).en}` : `status ${status}`}).`,
   }),
   summary: (p: { robots: boolean; sitemapEntries: number | null; securityTxt: boolean; feeds: number }): ReportText => ({
     sv: `robots.txt: ${p.robots ? 'finns' : 'saknas'}. Adresser i webbplatskartor: ${p.sitemapEntries ?? 'ingen läsbar karta'}. security.txt: ${p.securityTxt ? 'finns' : 'saknas'}. Fungerande flöden: ${p.feeds}.`,

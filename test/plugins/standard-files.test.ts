@@ -12,7 +12,7 @@ import path from 'node:path';
 import t from 'tap';
 import { createProbes } from '../../core/net/probes.js';
 import standardFiles from '../../plugins/standard-files/index.js';
-import { fixtureRoot, fixtureSite, loadFixture, LOOPBACK_GUARD, servedArtifacts } from '../helpers/fixture-artifacts.js';
+import { fixtureRoot, fixtureSite, loadFixture, LOOPBACK_GUARD, makeArtifacts, servedArtifacts } from '../helpers/fixture-artifacts.js';
 import { e, findingsOf, mean, rate, rating, reportLines, w, type Expected } from '../helpers/plugin-outcomes.js';
 
 // The good fixture's security.txt has a fixed Expires date; what it deserves depends on today.
@@ -195,5 +195,18 @@ t.test('type 9 Standard files', async (t) => {
       '- The page links to no RSS or Atom feed (<link rel="alternate">).',
     ]);
     t.equal(outcome.reports.en.overall, 'robots.txt: missing. Sitemap addresses: no readable sitemap. security.txt: found. Working feeds: 0.\nRating: 4.20');
+  });
+});
+
+t.test('files that cannot be fetched say why, in both languages', async (t) => {
+  const { result } = await rate(standardFiles, makeArtifacts('https://finns-inte.test/', { mainDocument: { url: 'https://finns-inte.test/', status: 200, headers: {}, html: '<link rel="alternate" type="application/rss+xml" href="https://10.1.2.3/feed.xml">' } }), createProbes(LOOPBACK_GUARD));
+  const text = (rule: string) => result.findings.find((f) => f.rule === rule)?.text;
+  t.same(text('robots-txt-missing'), {
+    sv: 'robots.txt saknas: adressen gick inte att hämta (namnet finns inte i DNS), inte 200 med text/plain.',
+    en: 'robots.txt is missing: the address could not be fetched (the name does not resolve in DNS), not 200 with text/plain.',
+  });
+  t.same(text('feed-broken'), {
+    sv: 'Flödet som sidan länkar till svarar inte med ett RSS- eller Atom-dokument, t.ex. https://10.1.2.3/feed.xml (gick inte att hämta: adressen är inte tillåten som testmål (en privat, lokal eller intern adress)).',
+    en: 'A feed the page links to does not answer with an RSS or Atom document, e.g. https://10.1.2.3/feed.xml (could not be fetched: the address is not allowed as a test target (a private, local or internal address)).',
   });
 });
