@@ -176,7 +176,8 @@ export interface TlsProbe {
 }
 
 /** The DNS record types the dns probe asks. */
-export type DnsRecordType = 'A' | 'AAAA' | 'CNAME' | 'MX' | 'NS' | 'TXT';
+/** DS and DNSKEY records are given in their presentation form (RFC 4034 sections 2.2 and 5.3). */
+export type DnsRecordType = 'A' | 'AAAA' | 'CNAME' | 'MX' | 'NS' | 'TXT' | 'DS' | 'DNSKEY';
 
 /** One DNS question's answer, as the service's resolver gave it. */
 export interface DnsAnswer {

@@ -105,6 +105,9 @@ function resolverLookup(resolver: dns.promises.Resolver): RecordLookup {
           const mx = sortMx((await resolver.resolveMx(name)).map((r) => ({ exchange: normExchange(r.exchange), priority: r.priority })));
           return answer('ok', mx.map((r) => r.exchange), { mx });
         }
+        default:
+          // c-ares asks no DS or DNSKEY: a truncated answer of those is not asked again.
+          return answer('error', [], { error: `${type} lookup of ${name} failed: the answer did not fit in a datagram` });
       }
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? '';
@@ -224,6 +227,12 @@ function answerFrom(name: string, type: DnsRecordType, raw: Response): DnsAnswer
         break;
       case 'MX':
         mx.push({ priority: a.data.preference ?? 0, exchange: normExchange(a.data.exchange) });
+        break;
+      case 'DS':
+        records.push(`${a.data.keyTag} ${a.data.algorithm} ${a.data.digestType} ${Buffer.from(a.data.digest).toString('hex').toUpperCase()}`);
+        break;
+      case 'DNSKEY':
+        records.push(`${a.data.flags} 3 ${a.data.algorithm} ${Buffer.from(a.data.key).toString('base64')}`);
         break;
       case 'TXT':
         // One record's character-strings, joined (RFC 7208 section 3.3).

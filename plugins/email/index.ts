@@ -37,7 +37,8 @@
  *   mx-null 5/–/5 · mx-null-invalid 1/–/1 · no-mail (no MX, no A/AAAA) 3/–/3: receiving nothing is
  *   fine, saying so with a null MX is the standard way, and the receiving rows (addresses, MTA-STS,
  *   TLS-RPT) do not apply to such a domain; SPF and DMARC still do (they stop others sending in
- *   its name) · dnssec 5/5/5, dnssec-missing 1/1/1 (no row when the resolver could not tell) ·
+ *   its name) · dnssec 5/5/5 (validated or signed), dnssec-missing 1/1/1 (no DS), dnssec-broken
+ *   1/1/1 (a DS, no DNSKEY), no row when the zone could not be asked ·
  *   mta-sts-record-invalid 1/1/1 · mta-sts-mx-mismatch 2/1/1 · mta-sts-policy-certificate 1/1/1 (a
  *   policy host whose certificate senders refuse: they never read the policy; its format is rated
  *   apart) · tls-rpt 5/5/5, tls-rpt-missing 3/3/–,
@@ -91,9 +92,13 @@
  * - GDPR rows (the country of each MX and SPF address) are left out: they need GeoIP data we do
  *   not have. Upstream's fallback to an e-mail domain found on the site is dead code upstream and
  *   not ported.
- * - DNSSEC comes from the AD flag of the service's resolver: point WEBPERF_DNS_SERVERS at a
- *   validating resolver (the public ones are); a resolver that strips signatures makes every
- *   domain look unsigned.
+ * - DNSSEC of the zone (the organisational domain) is told two ways, and the result says which the
+ *   rating rests on (data.dnssec.basis): `validated` when the service's resolver set the AD flag on
+ *   the MX answer (it checked the signatures); else `ds-dnskey`, from a DS at the parent and a
+ *   DNSKEY at the apex, which any resolver passes on, so a resolver that strips signatures or does
+ *   not validate no longer makes a signed domain look unsigned. A DS without a DNSKEY is a broken
+ *   chain (dnssec-broken 1/1/1: validating resolvers reject the zone). Upstream reads the AD flag
+ *   alone.
  * Not rated (NOT_RATED) when the site's host is no domain, or the MX lookup of the domain fails.
  */
 import net from 'node:net';
@@ -182,10 +187,14 @@ export default definePlugin({
       if (bare.length > 0) notes.push({ rule: 'mx-host-no-address', category: 'webstandard', severity: 'info', text: STRINGS.mxHostNoAddress(bare), count: bare.length });
     }
 
-    // DNSSEC, as the resolver tells it for the MX answer.
-    const authenticated = mx.authenticated ?? null;
-    if (authenticated === true) rows.push({ rule: 'dnssec', overall: 5, infosec: 5, webstandard: 5, text: STRINGS.dnssec });
-    else if (authenticated === false) rows.push({ rule: 'dnssec-missing', overall: 1, infosec: 1, webstandard: 1, text: STRINGS.dnssecMissing });
+    // DNSSEC: validated when the resolver says so for the MX answer (its AD flag); signed, whatever
+    // the resolver, when the parent holds a DS record for the zone and the zone a DNSKEY.
+    const dnssec = await checkDnssec(siteOf(domain), mx.authenticated ?? null, ask);
+    signal.throwIfAborted();
+    if (dnssec.basis === 'validated') rows.push({ rule: 'dnssec', overall: 5, infosec: 5, webstandard: 5, text: STRINGS.dnssec });
+    else if (dnssec.signed === true) rows.push({ rule: 'dnssec', overall: 5, infosec: 5, webstandard: 5, text: STRINGS.dnssecSigned(dnssec.zone) });
+    else if (dnssec.signed === 'broken') rows.push({ rule: 'dnssec-broken', overall: 1, infosec: 1, webstandard: 1, text: STRINGS.dnssecBroken(dnssec.zone) });
+    else if (dnssec.signed === false) rows.push({ rule: 'dnssec-missing', overall: 1, infosec: 1, webstandard: 1, text: STRINGS.dnssecMissing });
     else notes.push({ rule: 'dnssec-unknown', category: 'infosec', severity: 'info', text: STRINGS.dnssecUnknown });
 
     // MTA-STS and TLS-RPT: how mail to the domain is protected on the way.
@@ -232,7 +241,7 @@ export default definePlugin({
       domain,
       receives_mail: mail,
       mx: { records: entries, implicit, hosts, hosts_asked_max: MX_HOSTS_ASKED, hosts_not_asked: exchanges.length - asked.length, ipv4_addresses: ipv4, ipv6_addresses: ipv6 },
-      dnssec: { authenticated },
+      dnssec,
       mta_sts: mtaSts,
       tls_rpt: tlsRpt,
       spf,
@@ -354,6 +363,23 @@ async function checkMtaSts(domain: string, ask: Ask, probes: Probes, mxHosts: re
     else rows.push({ rule: 'tls-rpt', overall: 5, infosec: 5, webstandard: 5, text: STRINGS.tlsRpt });
   }
   return [{ record, policy }, tlsRpt] as const;
+}
+
+/**
+ * DNSSEC of the zone (the organisational domain), told two ways: `validated` when the resolver set
+ * the AD flag on the MX answer (it checked the signatures); `signed` from the records themselves,
+ * asked as any resolver passes them on: a DS at the parent and a DNSKEY at the apex (true), no DS
+ * (false: no chain of trust reaches the zone), a DS without a DNSKEY ('broken': validating
+ * resolvers reject the zone's answers), or null when a lookup failed. `basis` says which of the
+ * two the rating rests on.
+ */
+async function checkDnssec(zone: string, authenticated: boolean | null, ask: Ask) {
+  const [ds, dnskey] = await Promise.all([ask(zone, 'DS'), ask(zone, 'DNSKEY')]);
+  const failed = ds.status === 'error' || dnskey.status === 'error';
+  // The AD flag settles it (a zone validated is signed); else the records tell.
+  const signed: boolean | 'broken' | null = authenticated === true ? true : failed ? null : ds.records.length === 0 ? false : dnskey.records.length === 0 ? 'broken' : true;
+  const basis: 'validated' | 'ds-dnskey' | null = authenticated === true ? 'validated' : signed === null ? null : 'ds-dnskey';
+  return { zone, authenticated, validated: authenticated === true, signed, basis, ds: ds.records, dnskeys: dnskey.records.length };
 }
 
 async function checkDmarc(domain: string, ask: Ask, rows: SubRating[], failure: (a: DnsAnswer) => void) {

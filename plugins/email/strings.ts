@@ -112,6 +112,14 @@ export const STRINGS = {
 
   // DNSSEC
   dnssec: t('Domänen är DNSSEC-signerad: resolvern validerade svaret om dess MX-poster', 'The domain is DNSSEC-signed: the resolver validated the answer about its MX records'),
+  dnssecSigned: (zone: string) => t(
+    `Domänen är DNSSEC-signerad: ${zone} har en DS-post hos sin förälder och en DNSKEY; resolvern validerade inte svaren, så signaturerna själva kontrollerades inte`,
+    `The domain is DNSSEC-signed: ${zone} has a DS record at its parent and a DNSKEY; the resolver did not validate the answers, so the signatures themselves were not checked`,
+  ),
+  dnssecBroken: (zone: string) => t(
+    `DNSSEC är trasigt: föräldern har en DS-post för ${zone}, men zonen har ingen DNSKEY, så validerande resolvrar avvisar dess svar och e-post dit kan utebli`,
+    `DNSSEC is broken: the parent holds a DS record for ${zone}, but the zone has no DNSKEY, so validating resolvers reject its answers and mail to it may not arrive`,
+  ),
   dnssecMissing: t('Domänen är inte DNSSEC-signerad: svaren om vart dess e-post ska skickas kan förfalskas på vägen', 'The domain is not DNSSEC-signed: the answers saying where its mail goes can be forged on the way'),
   dnssecUnknown: t('Om domänen är DNSSEC-signerad gick inte att avgöra: resolvern validerade inte svaret', 'Whether the domain is DNSSEC-signed could not be told: the resolver did not validate the answer'),
 

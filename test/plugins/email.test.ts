@@ -34,7 +34,10 @@ const mx = (...hosts: string[]) => hosts.map((exchange, i) => ({ exchange, prior
 // good.test: two MX hosts with both families, DNSSEC validated, MTA-STS enforced over both, TLS-RPT,
 // SPF -all (a record longer than 255 bytes: two character-strings on the wire), DMARC p=reject.
 const GOOD_SPF = `v=spf1 ${Array.from({ length: 20 }, (_, i) => `ip4:198.51.100.${i * 8}/29`).join(' ')} ip6:2001:db8::/32 include:_spf.good.test -all`;
-world.record('good.test', { MX: mx('mx1.good.test', 'mx2.good.test'), TXT: [[GOOD_SPF], ['google-site-verification=abc']], dnssec: 'validated' });
+// A signed zone's DS (at its parent) and DNSKEY (at its apex), ECDSA P-256 (algorithm 13), SHA-256 digest.
+const DS_RECORD = { keyTag: 2371, algorithm: 13, digestType: 2, digest: '1F987CC6583E92DF0890718C42B2F3A5BB1B6FD1A08F7E2CA4A6B3C0E2D8F1A9' };
+const DNSKEY_RECORD = { flags: 257, algorithm: 13, key: Buffer.alloc(64, 7).toString('base64') };
+world.record('good.test', { MX: mx('mx1.good.test', 'mx2.good.test'), TXT: [[GOOD_SPF], ['google-site-verification=abc']], DS: [DS_RECORD], DNSKEY: [DNSKEY_RECORD], dnssec: 'validated' });
 world.record('mx1.good.test', { A: ['192.0.2.1'], AAAA: ['2001:db8::1'] });
 world.record('mx2.good.test', { A: ['192.0.2.2'], AAAA: ['2001:db8::2'] });
 world.record('_spf.good.test', { TXT: [['v=spf1 ip4:203.0.113.0/24 -all']] });
@@ -54,7 +57,7 @@ world.record('_dmarc.typical.test', { TXT: [['v=DMARC1; p=none; pct=100; aspf=r;
 // does not validate, an invalid MTA-STS record and policy (served as HTML), a TLS-RPT name that
 // fails (SERVFAIL), an SPF record with every fault, a DMARC record with many.
 const BROKEN_SPF = 'v=spf1 ptr  include:nospf.broken.test include:loop.broken.test a:gone1.broken.test a:gone2.broken.test exists:gone3.broken.test bogus:x ip4:300.1.1.1 +all';
-world.record('broken.test', { MX: [...mx('mx.broken.test', 'mx2.broken.test'), { exchange: '.', priority: 0 }], TXT: [[BROKEN_SPF]], dnssec: 'unvalidated' });
+world.record('broken.test', { MX: [...mx('mx.broken.test', 'mx2.broken.test'), { exchange: '.', priority: 0 }], TXT: [[BROKEN_SPF]], DS: [DS_RECORD], dnssec: 'unvalidated' });
 world.record('mx.broken.test', { A: ['192.0.2.20'] });
 world.record('mx2.broken.test', { A: ['192.0.2.20'] });
 world.record('nospf.broken.test', { TXT: [['hello']] });
@@ -128,6 +131,14 @@ for (const name of ['full-policy.test', 'big-policy.test', 'wrongname.test']) wo
 world.record('refused.test', { MX: mx('mx.lookups.test'), TXT: [['v=spf1 -all']] });
 world.record('_mta-sts.refused.test', { TXT: [['v=STSv1; id=3']] });
 world.record('mta-sts.refused.test', { A: ['10.1.2.3'] });
+// DNSSEC whatever the resolver: signed.test's resolver passes signatures on without validating,
+// stripped.test's passes none (no AD, no RRSIG); both zones have a DS and a DNSKEY. The zone of
+// mail.unknown-zone.test (its organisational domain) cannot be asked.
+for (const [name, dnssec] of [['signed.test', 'unvalidated'], ['stripped.test', undefined]] as const) {
+  world.record(name, { MX: mx('mx.lookups.test'), TXT: [['v=spf1 -all']], DS: [DS_RECORD], DNSKEY: [DNSKEY_RECORD], ...(dnssec ? { dnssec } : {}) });
+}
+world.record('mail.unknown-zone.test', { MX: mx('mx.lookups.test'), TXT: [['v=spf1 -all']] });
+world.record('unknown-zone.test', { broken: true });
 /** A valid policy for mx.lookups.test, an extension line making it `bytes` bytes long. */
 const policyOfBytes = (bytes: number) => {
   const head = 'version: STSv1\nmode: enforce\nmx: mx.lookups.test\nmax_age: 86400\nx-pad: ';
@@ -213,7 +224,7 @@ t.test('good.test: every check passes', async (t) => {
     ipv4_addresses: ['192.0.2.1', '192.0.2.2'],
     ipv6_addresses: ['2001:db8::1', '2001:db8::2'],
   });
-  t.same(data.dnssec, { authenticated: true }, 'the resolver set the AD flag');
+  t.same(data.dnssec, { zone: 'good.test', authenticated: true, validated: true, signed: true, basis: 'validated', ds: ['2371 13 2 1F987CC6583E92DF0890718C42B2F3A5BB1B6FD1A08F7E2CA4A6B3C0E2D8F1A9'], dnskeys: 1 }, 'the resolver set the AD flag');
   t.equal(GOOD_SPF.length > 255, true);
   t.equal(data.spf.record, GOOD_SPF, 'a TXT record of several character-strings is read joined');
   t.same([data.spf.dns_lookups, data.spf.all, data.spf.followed, data.spf.ip4.length], [1, '-', ['_spf.good.test'], 21]);
@@ -275,7 +286,7 @@ t.test('typical.test: one MX address, no MTA-STS, SPF ~all, DMARC p=none', async
   ]);
   t.equal(outcome.reports.sv.overall, 'E-post för typical.test: 1 MX-server; SPF ~all; DMARC p=none; MTA-STS saknas.\nBetyg: 3.12');
   const data = outcome.data as any;
-  t.same(data.dnssec, { authenticated: false }, 'no AD flag and no signatures: an unsigned zone');
+  t.same(data.dnssec, { zone: 'typical.test', authenticated: false, validated: false, signed: false, basis: 'ds-dnskey', ds: [], dnskeys: 0 }, 'no DS at the parent: an unsigned zone');
   // mx 1, include 1, its include 1: 3; the includes' own all (~all, -all) are not the domain's.
   t.same([data.spf.dns_lookups, data.spf.all, data.spf.all_from, data.spf.followed], [3, '~', 'typical.test', ['spf.mailprovider.test', 'spf2.mailprovider.test']]);
   t.equal(data.tls_rpt.status, 'missing');
@@ -289,6 +300,7 @@ t.test('broken.test: every part wrong', async (t) => {
     row('mx-null-invalid', 1, null, 1),
     row('mx-ipv4-single', 2.5, 1, 5),
     row('mx-ipv6-missing', 1, null, 1),
+    row('dnssec-broken', 1, 1, 1),
     row('mta-sts-record-invalid', 1, 1, 1),
     row('mta-sts-policy-missing', 1, 1, 1),
     row('spf', 5, 5, 5),
@@ -310,14 +322,14 @@ t.test('broken.test: every part wrong', async (t) => {
     row('dmarc-ri-default', 3, null, 3),
     row('dmarc-policy-not-second', 3, null, 3),
   ]);
-  // overall: 1 + 2.5 + 1 + 1 + 1 + 5 + 1×5 + 2 + 5 + 4 + 3 + 1×5 + 3×3 = 44.5 over 23 rows = 1.9348 → 1.93
-  // infosec: 1 + 1 + 1 + 5 + 1 + 5 + 4 = 18 over 7 = 2.5714 → 2.57
-  // standards: 1 + 5 + 1 + 1 + 1 + 5 + 1×5 + 2.5 + 5 + 5 + 3 + 1×5 + 3×3 = 48.5 over 23 = 2.1087 → 2.11
-  t.equal(outcome.rating, 1.93);
-  t.same(outcome.ratings, { infosec: 2.57, webstandard: 2.11 });
+  // overall: 1 + 2.5 + 1 + 1 + 1 + 1 + 5 + 1×5 + 2 + 5 + 4 + 3 + 1×5 + 3×3 = 45.5 over 24 rows = 1.8958 → 1.90
+  // infosec: 1 + 1 + 1 + 1 + 5 + 1 + 5 + 4 = 19 over 8 = 2.375 → 2.38
+  // standards: 1 + 5 + 1 + 1 + 1 + 1 + 5 + 1×5 + 2.5 + 5 + 5 + 3 + 1×5 + 3×3 = 49.5 over 24 = 2.0625 → 2.06
+  t.equal(outcome.rating, 1.9);
+  t.same(outcome.ratings, { infosec: 2.38, webstandard: 2.06 });
   const data = outcome.data as any;
   t.same(data.mx.ipv4_addresses, ['192.0.2.20'], 'two MX names on one address are no redundancy');
-  t.same(data.dnssec, { authenticated: null }, 'signatures without the AD flag: the resolver did not validate');
+  t.same(data.dnssec, { zone: 'broken.test', authenticated: null, validated: false, signed: 'broken', basis: 'ds-dnskey', ds: ['2371 13 2 1F987CC6583E92DF0890718C42B2F3A5BB1B6FD1A08F7E2CA4A6B3C0E2D8F1A9'], dnskeys: 0 }, 'signatures without the AD flag, a DS and no DNSKEY: a broken chain');
   t.same(data.mta_sts.record.problems, ['id-invalid']);
   const policy = data.mta_sts.policy;
   t.same([policy.in_use, policy.found, policy.valid, policy.mode, policy.problems, policy.certificate_trusted], [false, true, false, null, [], null], 'the invalid record stopped discovery: the policy served is not judged');
@@ -333,7 +345,7 @@ t.test('broken.test: every part wrong', async (t) => {
   t.same(data.lookup_failures, ['_smtp._tls.broken.test TXT'], 'SERVFAIL: that part is not judged');
   t.same(data.tls_rpt.status, 'error');
   // Notes the rating leaves out.
-  t.same(result.findings.filter((f) => f.severity === 'info').map((f) => f.rule), ['dnssec-unknown', 'dns-lookup-failed']);
+  t.same(result.findings.filter((f) => f.severity === 'info').map((f) => f.rule), ['dns-lookup-failed']);
   t.ok(findingKeys(result).includes('spf-pass-all infosec error'));
   t.ok(findingKeys(result).includes('spf-pass-all webstandard error'));
   t.ok(findingKeys(result).includes('dmarc-policy-quarantine infosec warning'));
@@ -374,7 +386,7 @@ t.test('verified.test: an SPF record among TXT records too large for UDP is read
   t.notOk(asked.includes('verified.test MX over TCP'), 'a small answer is not');
   const data = result.data as any;
   t.same([data.spf.status, data.spf.record, data.spf.all, data.spf.dns_lookups], ['found', 'v=spf1 mx -all', '-', 1]);
-  t.same(data.dnssec, { authenticated: true });
+  t.same(data.dnssec, { zone: 'verified.test', authenticated: true, validated: true, signed: true, basis: 'validated', ds: [], dnskeys: 0 }, 'validated by the resolver: signed, whatever records it shows');
   t.same(rows(result).filter((r) => r.rule.startsWith('spf')), [row('spf', 5, 5, 5), row('spf-hardfail', 5, 5, 5)]);
 });
 
@@ -696,4 +708,25 @@ t.test('not rated when the MX lookup fails or the host is no domain', async (t) 
   const ip = await judge('https://192.0.2.1/');
   t.equal(ip.outcome.rating, NOT_RATED);
   t.same(ip.outcome.data, { domain: '192.0.2.1', error: 'not a domain' });
+});
+
+t.test('DNSSEC: signed is told from the records whatever the resolver, validated from its AD flag; the result says which', async (t) => {
+  const dnssecRows = (result: PluginResult) => rows(result).filter((r) => r.rule.startsWith('dnssec'));
+  for (const name of ['signed.test', 'stripped.test']) {
+    const { outcome, result } = await judge(`https://${name}/`);
+    t.same(dnssecRows(result), [row('dnssec', 5, 5, 5)], `${name}: signed, rated`);
+    const data = (outcome.data as any).dnssec;
+    t.same([data.validated, data.signed, data.basis, data.dnskeys], [false, true, 'ds-dnskey', 1], `${name}: the rating rests on the DS and DNSKEY`);
+    t.equal(data.authenticated, name === 'signed.test' ? null : false);
+    t.same(result.findings.find((f) => f.rule === 'dnssec')?.text, {
+      sv: `Domänen är DNSSEC-signerad: ${name} har en DS-post hos sin förälder och en DNSKEY; resolvern validerade inte svaren, så signaturerna själva kontrollerades inte`,
+      en: `The domain is DNSSEC-signed: ${name} has a DS record at its parent and a DNSKEY; the resolver did not validate the answers, so the signatures themselves were not checked`,
+    });
+  }
+  const broken = await judge('https://broken.test/');
+  t.same(broken.result.findings.find((f) => f.rule === 'dnssec-broken')?.text?.en, 'DNSSEC is broken: the parent holds a DS record for broken.test, but the zone has no DNSKEY, so validating resolvers reject its answers and mail to it may not arrive');
+  const unknown = await judge('https://mail.unknown-zone.test/');
+  t.same(dnssecRows(unknown.result), [], 'no row when the zone cannot be asked');
+  t.ok(unknown.result.findings.some((f) => f.rule === 'dnssec-unknown' && f.severity === 'info'));
+  t.same((unknown.outcome.data as any).dnssec, { zone: 'unknown-zone.test', authenticated: false, validated: false, signed: null, basis: null, ds: [], dnskeys: 0 });
 });

@@ -11,7 +11,8 @@
  * resolver would see it: `dnssec: 'validated'` (the AD flag set for a query with the DO or AD bit,
  * as a validating resolver answers a signed zone), `dnssec: 'unvalidated'` (a signature passed on
  * without the AD flag, as a resolver that does not validate answers a signed zone), `broken`
- * (SERVFAIL, as for a zone whose servers fail or whose signatures do not validate). A null MX
+ * (SERVFAIL, as for a zone whose servers fail or whose signatures do not validate). A signed zone's
+ * DS (as its parent holds it) and DNSKEY records are given as records of the name. A null MX
  * (RFC 7505) is `MX: [{ exchange: '.', priority: 0 }]`; a TXT string longer than 255 bytes goes out
  * as several character-strings of at most 255 bytes, as zone files write long SPF records.
  */
@@ -30,6 +31,10 @@ export interface ZoneRecords {
   /** Each record's strings (one TXT record may hold several). */
   TXT?: string[][];
   NS?: string[];
+  /** The DS records the parent holds for the name (RFC 4034 section 5): a signed delegation. */
+  DS?: { keyTag: number; algorithm: number; digestType: number; digest: string }[];
+  /** The zone's keys at its apex (RFC 4034 section 2); `key` in base64. */
+  DNSKEY?: { flags: number; algorithm: number; key: string }[];
   /** How the resolver sees the name's zone signed (see above); unsigned when absent. */
   dnssec?: 'validated' | 'unvalidated';
   /** Every question about the name is answered SERVFAIL. */
@@ -47,6 +52,8 @@ export interface DnsServer {
 const TTL = 60;
 const norm = (name: string) => name.toLowerCase().replace(/\.$/, '');
 const RRSIG = 46;
+const DS = 43;
+const DNSKEY = 48;
 
 /** A string as character-strings of at most 255 bytes (RFC 1035 section 3.3). */
 function characterStrings(text: string): Buffer[] {
@@ -55,6 +62,12 @@ function characterStrings(text: string): Buffer[] {
   for (let i = 0; i < bytes.length; i += 255) out.push(bytes.subarray(i, i + 255));
   return out.length ? out : [Buffer.alloc(0)];
 }
+
+const u16 = (n: number) => {
+  const b = Buffer.alloc(2);
+  b.writeUInt16BE(n);
+  return b;
+};
 
 /** An RRSIG's RDATA (RFC 4034 section 3.1) covering `type`; the signature bytes are filler, nothing checks them. */
 function rrsigData(type: number, name: string): Buffer {
@@ -108,6 +121,9 @@ export async function startDnsServer(zone: Map<string, ZoneRecords>): Promise<Dn
     else if (type === Packet.TYPE.MX) for (const mx of records.MX ?? []) add({ type, exchange: mx.exchange, priority: mx.priority });
     else if (type === Packet.TYPE.TXT) for (const data of records.TXT ?? []) add({ type, data: data.flatMap(characterStrings) });
     else if (type === Packet.TYPE.NS) for (const ns of records.NS ?? []) add({ type, ns });
+    // DS as its RDATA (dns2 writes the bytes of a type it has no encoder for); DNSKEY dns2 encodes.
+    else if (type === DS) for (const ds of records.DS ?? []) add({ type, data: Buffer.concat([u16(ds.keyTag), Buffer.from([ds.algorithm, ds.digestType]), Buffer.from(ds.digest, 'hex')]) });
+    else if (type === DNSKEY) for (const key of records.DNSKEY ?? []) add({ type, flags: key.flags, protocol: 3, algorithm: key.algorithm, key: key.key });
     // Signatures travel with the answer for a client that set DO (RFC 4035 section 3.2.1).
     if (opt?.doFlag && dnssec && response.answers.some((a: any) => a.name === name && a.type === type)) {
       add({ type: RRSIG, data: rrsigData(type, name) });
