@@ -17,7 +17,8 @@ import { recordPageTest } from './metrics.js';
 import { getRun, markRun, saveRunResults } from './store/runs.js';
 
 export interface EngineDeps {
-  browser: Browser;
+  /** Null only for a run whose plugins all need no page (needsPageLoad false). */
+  browser: Browser | null;
   guard: TargetGuard;
   registry: PluginRegistry;
   /** Time limit of the page load. */
@@ -86,7 +87,15 @@ export async function probedArtifacts(url: string, probes: Probes): Promise<Arti
   return emptyArtifacts(url, { finalUrl: page.url, mainDocument: { url: page.url, status: page.status, headers: page.headers, html: page.body } });
 }
 
-/** Loads the page once and runs the given plugins on its artifacts. */
+/** Whether a run of `plugins` loads the page: unless every one of them needs no page (meta.needsPage false). */
+export function needsPageLoad(plugins: readonly TestPlugin[]): boolean {
+  return plugins.some((p) => p.meta.needsPage !== false);
+}
+
+/**
+ * Loads the page once and runs the given plugins on its artifacts. A run of plugins that need no
+ * page loads nothing: they run on artifacts holding only the address.
+ */
 export async function testPage(url: string, plugins: readonly TestPlugin[], deps: EngineDeps, options: TestPageOptions = {}): Promise<PageTest> {
   const t0 = Date.now();
   // One probe cache per run, shared by Lighthouse's own fetches and the plugins: robots.txt once.
@@ -95,7 +104,9 @@ export async function testPage(url: string, plugins: readonly TestPlugin[], deps
   let failure: PageLoadFailure | null = null;
   let pageFailure: PageFailure | undefined;
   try {
-    artifacts = await gather(url, { browser: deps.browser, guard: deps.guard, spare: deps.spare, probes, timeoutMs: deps.gatherTimeoutMs, onPhase: options.onPhase, signal: options.signal, afterLoad: options.afterLoad, times: options.times, needs: gatherNeeds(plugins) });
+    if (!needsPageLoad(plugins)) artifacts = emptyArtifacts(url);
+    else if (!deps.browser) throw new Error('Loading the page needs a browser');
+    else artifacts = await gather(url, { browser: deps.browser, guard: deps.guard, spare: deps.spare, probes, timeoutMs: deps.gatherTimeoutMs, onPhase: options.onPhase, signal: options.signal, afterLoad: options.afterLoad, times: options.times, needs: gatherNeeds(plugins) });
   } catch (err) {
     if (!(err instanceof PageLoadFailure) || options.loadFailure !== 'report') throw err;
     failure = err;

@@ -113,7 +113,7 @@ function failureOutcome(plugin: TestPlugin, failure: PageFailure, started: numbe
 export async function runPlugin(plugin: TestPlugin, artifacts: Artifacts, options: RunPluginsOptions): Promise<TestOutcome> {
   const started = Date.now();
   const failure = options.pageFailure;
-  if (failure && !(failure.probesSuffice && plugin.meta.judgesFromProbes)) return failureOutcome(plugin, failure, started);
+  if (failure && plugin.meta.needsPage !== false && !(failure.probesSuffice && plugin.meta.judgesFromProbes)) return failureOutcome(plugin, failure, started);
   const timeoutMs = plugin.meta.timeoutMs ?? PLUGIN_TIMEOUT_MS;
   const own = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, own]) : own;

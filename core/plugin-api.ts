@@ -274,6 +274,13 @@ export interface PluginMeta {
    * that the page could not be loaded, not rated.
    */
   judgesFromProbes?: boolean;
+  /**
+   * false: the plugin judges something other than the page (the site's domain in DNS) and needs no
+   * page load. A run of only such plugins loads no page (no browser is used); when the page of a
+   * run with others cannot be loaded, these are still run (on artifacts holding only the address)
+   * while the others' outcome says why the page could not be loaded. Default true.
+   */
+  needsPage?: boolean;
   /** Time limit for run(), default 30 s. */
   timeoutMs?: number;
 }

@@ -55,13 +55,12 @@ export async function testCommand(config: Config, args: string[], fail: (message
   if (values.output === '') fail('webperf test: --output needs a file name');
   const budgets = await readBudgets('webperf test', values, fail);
   // The engine loads once the command is known to be well-formed: a refusal answers at once.
-  const [{ guardFromConfig }, { testPage }, { BrowserPool, CHROMIUM_INSTALL_HINT }, { createRegistry }] = await Promise.all([
+  const [{ guardFromConfig }, { testPage, needsPageLoad }, { BrowserPool, CHROMIUM_INSTALL_HINT }, { createRegistry }] = await Promise.all([
     import('../core/net/egress.js'),
     import('../core/engine.js'),
     import('./browser-pool.js'),
     import('./service.js'),
   ]);
-  if (!config.chromiumPath) fail(CHROMIUM_INSTALL_HINT, 1);
   const registry = await createRegistry(config);
   let ids: number[] | null = null;
   if (values.tests) {
@@ -70,6 +69,9 @@ export async function testCommand(config: Config, args: string[], fail: (message
     if (unknown.length) fail(`webperf test: unknown test types ${unknown.join(', ')}; available: ${registry.ids().join(', ')}`);
   }
   const plugins = registry.select(ids);
+  // Test types that need no page (e-mail reads DNS) run without Chromium, and without a page load.
+  const pageNeeded = needsPageLoad(plugins);
+  if (pageNeeded && !config.chromiumPath) fail(CHROMIUM_INSTALL_HINT, 1);
   checkBudgetsOrFail('webperf test', budgets, plugins, fail);
   // The operator names the target: its origin is allowed even on loopback or a private network;
   // anything else the page loads still passes the guard.
@@ -81,7 +83,7 @@ export async function testCommand(config: Config, args: string[], fail: (message
   let broken = false;
   try {
     progress(`testing ${url} with ${plugins.length} test type(s): ${plugins.map((p) => p.meta.id).join(', ')}`);
-    const browser = await pool.acquire();
+    const browser = pageNeeded ? await pool.acquire() : null;
     const result = await testPage(url, plugins, { browser, guard, registry }, {
       onPhase: (phase) => progress(`… ${phase}`),
       onPlugin: (p, o) => progress(`${o.error ? '✗' : '✓'} ${p.meta.id} ${p.meta.names[lang]}: ${o.error ? `not rated: ${o.error}` : o.rating < 1 ? 'not rated' : o.rating.toFixed(2)}`),
@@ -92,7 +94,9 @@ export async function testCommand(config: Config, args: string[], fail: (message
     loaded = failure === null;
     progress(failure
       ? `the page could not be loaded (${failure.code}), ${result.gatherMs} ms; reported in ${result.pluginsMs} ms`
-      : `page loaded in ${result.gatherMs} ms, rated in ${result.pluginsMs} ms`);
+      : pageNeeded
+        ? `page loaded in ${result.gatherMs} ms, rated in ${result.pluginsMs} ms`
+        : `no page load (the test types read no page), rated in ${result.pluginsMs} ms`);
     const outcomes = [...result.outcomes].sort((a, b) => a.typeOfTest - b.typeOfTest);
     const budgetResults = evaluateBudgets(budgets, outcomes.map((o) => ({ ...o, categories: registry.get(o.typeOfTest)?.meta.categories ?? [] })));
     let out = '';

@@ -33,6 +33,10 @@ const STRINGS = {
     en: `The secure connection to ${host} (port ${port}) was never set up: the server accepted the connection but did not complete the TLS handshake, so the page could not be loaded.`,
     sv: `Den säkra anslutningen till ${host} (port ${port}) kom aldrig till stånd: servern tog emot anslutningen men slutförde inte TLS-handskakningen, så sidan kunde inte laddas.`,
   }),
+  unreachable: (host: string, port: number): ReportText => ({
+    en: `The website could not be reached: nothing answered at ${host} (port ${port}), so the page could not be loaded.`,
+    sv: `Webbplatsen gick inte att nå: ingenting svarade på ${host} (port ${port}), så sidan kunde inte laddas.`,
+  }),
   tlsFailed: (host: string, port: number, reason: string): ReportText => ({
     en: `The secure connection to ${host} (port ${port}) could not be set up: the TLS handshake failed (${reason}), so the page could not be loaded.`,
     sv: `Den säkra anslutningen till ${host} (port ${port}) kunde inte upprättas: TLS-handskakningen misslyckades (${reason}), så sidan kunde inte laddas.`,
@@ -49,7 +53,7 @@ const STRINGS = {
   certificateRefused: { en: 'the browser does not accept it', sv: 'webbläsaren godtar det inte' },
 };
 
-export type LoadFailureCode = 'TARGET_REFUSED' | 'TARGET_SERVER_ERROR' | 'TARGET_ERROR_STATUS' | 'TARGET_TLS_FAILED' | 'TARGET_CERTIFICATE';
+export type LoadFailureCode = 'TARGET_REFUSED' | 'TARGET_SERVER_ERROR' | 'TARGET_ERROR_STATUS' | 'TARGET_TLS_FAILED' | 'TARGET_CERTIFICATE' | 'TARGET_UNREACHABLE';
 
 /** A page the site refused or could not serve: the message (English) and the same in the report languages. */
 export class PageLoadFailure extends WebperfError {
@@ -180,7 +184,8 @@ export interface FailedLoad {
 
 /**
  * The plain reason a page load failed, when the site's answer is one of those above; null for
- * anything else (no such host, connection refused...), which stays the caller's error to raise.
+ * anything else (an https host that accepts no connection is TARGET_UNREACHABLE; plain http's own
+ * errors stay the caller's to raise).
  */
 export async function explainLoadFailure(load: FailedLoad): Promise<PageLoadFailure | null> {
   const netError = /net::ERR_[A-Z0-9_]+/.exec(load.runtimeError.message)?.[0] ?? null;
@@ -210,5 +215,8 @@ export async function explainLoadFailure(load: FailedLoad): Promise<PageLoadFail
   if (typeof handshake === 'object') {
     return new PageLoadFailure('TARGET_TLS_FAILED', STRINGS.tlsFailed(target.hostname, port, netError ?? handshake.error), { ...details, handshake: handshake.error });
   }
+  // Nothing listens (the connection refused or never answered): the site is down or has no web
+  // server, which test types that need no page (e-mail) still judge around.
+  if (handshake === 'unreachable') return new PageLoadFailure('TARGET_UNREACHABLE', STRINGS.unreachable(target.hostname, port), { ...details, handshake: 'no connection' });
   return null;
 }

@@ -10,6 +10,8 @@ export const meta: PluginMeta = {
   categories: ['infosec', 'webstandard'],
   // The site's domain is judged, not the page: the address asked for is all it needs.
   requiredArtifacts: ['requestedUrl'],
+  // It reads DNS and one policy file: no page load (a domain without a web site is still judged).
+  needsPage: false,
   // An SPF include chain is read one record after another; each lookup may take a resolver's timeout.
   timeoutMs: 60_000,
   names: {

@@ -74,7 +74,10 @@ function assertRefused(t: Test, result: PageTest, expected: Expected): void {
   );
   t.ok(expected.code in ErrorCodes, `${expected.code} is in the error catalogue`);
   t.strictSame(result.outcomes.map((o) => o.typeOfTest), ids, 'an outcome for every test type');
-  for (const o of result.outcomes) {
+  // E-mail (24) needs no page: it judges the domain in DNS whatever the web server does.
+  const pageless = result.outcomes.filter((o) => registry.get(o.typeOfTest)?.meta.needsPage === false);
+  t.strictSame(pageless.map((o) => [o.typeOfTest, o.error]), [[24, null]], 'the type that needs no page ran');
+  for (const o of result.outcomes.filter((x) => !pageless.includes(x))) {
     t.strictSame(
       { rating: o.rating, ratings: o.ratings, error: o.error, findings: o.findings, data: o.data, sv: o.reports.sv, en: o.reports.en },
       {
@@ -89,7 +92,7 @@ function assertRefused(t: Test, result: PageTest, expected: Expected): void {
       `type ${o.typeOfTest}: not rated, saying why`,
     );
   }
-  t.strictSame(result.outcomes.filter((o) => o.rating !== NOT_RATED), [], 'no test type rates the page');
+  t.strictSame(result.outcomes.filter((o) => o.rating !== NOT_RATED && !pageless.includes(o)), [], 'no test type rates the page');
 }
 
 t.test('403 with a Cloudflare-like bot check ("Just a moment..."): refused, said so, nothing rated', async (t) => {
@@ -172,7 +175,7 @@ async function waitForRun(db: Db, runId: number) {
   }
 }
 
-t.test('a re-test through the API and a real runner: every result stored not rated, the API shows why', async (t) => {
+t.test('a re-test through the API and a real runner: every result but e-mail stored not rated, the API shows why', async (t) => {
   const api = await buildTestApi(t, { rateLimitPerMinute: 100_000 });
   const { app, db } = api;
   await db.insertInto('premium_levels').values({ name: 'standard', monthly_quota: 100 }).execute();
@@ -188,30 +191,36 @@ t.test('a re-test through the API and a real runner: every result stored not rat
   const results = await db.selectFrom('test_results').select(['type_of_test', 'rating', 'rating_a11y', 'rating_infosec', 'rating_pagespeed', 'rating_webstandard', 'error'])
     .where('run_id', '=', order.json().run_id).orderBy('type_of_test').execute();
   const en = 'The website refused the test: https://skyddad.test/ answered 403 with a bot check ("Just a moment..."), a page from a firewall or CAPTCHA service that keeps automated visitors out, instead of the page. The site\'s owner can let the test through.';
-  t.strictSame(results, active.map((id) => ({ type_of_test: id, rating: NOT_RATED, rating_a11y: null, rating_infosec: null, rating_pagespeed: null, rating_webstandard: null, error: en })), 'every active type stored, not rated, with the reason');
-  const monthly = await db.selectFrom('monthly_scores').select('type_of_score').where('site_id', '=', siteId).execute();
-  t.strictSame(monthly, [], 'no score counted for the month');
+  // E-mail (24) needs no page: it judged the domain and is stored rated; every other type says why not.
+  const mail = results.find((r) => r.type_of_test === 24)!;
+  t.strictSame([mail.error, mail.rating >= 1, mail.rating_infosec !== null], [null, true, true], 'e-mail stored rated');
+  t.strictSame(results.filter((r) => r !== mail), active.filter((id) => id !== 24).map((id) => ({ type_of_test: id, rating: NOT_RATED, rating_a11y: null, rating_infosec: null, rating_pagespeed: null, rating_webstandard: null, error: en })), 'every other active type stored, not rated, with the reason');
+  const monthly = await db.selectFrom('monthly_scores').select(['type_of_score']).where('site_id', '=', siteId).execute();
+  t.strictSame(monthly.map((m) => m.type_of_score).sort(), ['kat-infosec', 'kat-total', 'kat-webstandard'], "only e-mail's scores counted for the month (its two categories and the total)");
 
   const stats = await app.inject({ method: 'GET', url: `/stats/${siteId}?lang=sv`, headers });
   t.equal(stats.statusCode, 200, 'GET /stats/{siteId} answers');
   const sv = 'Webbplatsen stoppade testet: https://skyddad.test/ svarade 403 med en robotkontroll (”Just a moment...”), en sida från en brandvägg eller CAPTCHA-tjänst som håller automatiska besökare ute, i stället för sidan. Webbplatsens ägare kan släppa igenom testet.';
   t.strictSame(
-    stats.json().data.map((d: { type_of_test: number; rating: number; check_report: string; json_check_data: string }) => [d.type_of_test, d.rating, d.check_report, JSON.parse(d.json_check_data).code]),
-    active.map((id) => [id, NOT_RATED, `${sv}\nInte bedömt`, 'TARGET_REFUSED']),
-    'GET /stats/{siteId}?lang=sv: every type not rated, saying why in Swedish',
+    stats.json().data.filter((d: { type_of_test: number }) => d.type_of_test !== 24).map((d: { type_of_test: number; rating: number; check_report: string; json_check_data: string }) => [d.type_of_test, d.rating, d.check_report, JSON.parse(d.json_check_data).code]),
+    active.filter((id) => id !== 24).map((id) => [id, NOT_RATED, `${sv}\nInte bedömt`, 'TARGET_REFUSED']),
+    'GET /stats/{siteId}?lang=sv: every type but e-mail not rated, saying why in Swedish',
   );
 });
 
-t.test('webperf test on a refusing site: the reason first, every type not rated, exit code 1', async (t) => {
+t.test('webperf test on a refusing site: the reason first, every type but e-mail not rated, exit code 1', async (t) => {
   // The command in this process (its exit code recorded): cli.test.ts spawns it.
   const res = await webperfTest(world.env(), [sites.captcha.url, '--lang', 'sv']);
   t.equal(res.code, 1, 'exit code 1');
   const sv = 'Webbplatsen stoppade testet: https://captcha.test/ svarade 503 med en robotkontroll (”Verifiera att du är en människa”), en sida från en brandvägg eller CAPTCHA-tjänst som håller automatiska besökare ute, i stället för sidan. Webbplatsens ägare kan släppa igenom testet.';
-  const active = registry.select(null).filter((p) => p.meta.id !== 150);
-  t.equal(res.stdout, [
+  const active = registry.select(null).filter((p) => p.meta.id !== 150 && p.meta.id !== 24);
+  // E-mail (24) needs no page: its block is a rating like any run's.
+  const mail = /== 24 E-post \(Beta\): (\d\.\d\d)\n[\s\S]*?\n\n(?=== 25 )/.exec(res.stdout);
+  t.ok(mail, 'e-mail rated');
+  t.equal(res.stdout.replace(mail?.[0] ?? '', ''), [
     `!! ${sv}\n`,
     ...active.map((p) => `== ${p.meta.id} ${p.meta.names.sv}: -\n${sv}\nInte bedömt\n`),
-  ].join('\n') + '\n', 'stdout: the reason, then every active type not rated');
+  ].join('\n') + '\n', 'stdout: the reason, then every other active type not rated');
   t.match(res.stderr, /the page could not be loaded \(TARGET_REFUSED\)/);
   t.match(res.stderr, /✗ 21 HTTP & nätverk: not rated: The website refused the test: https:\/\/captcha\.test\/ answered 503 with a bot check/);
 });

@@ -45,7 +45,7 @@ t.test('with the extra CA, the same site loads and type 21 finds its certificate
   t.equal(data.page_load_failure, undefined);
 });
 
-t.test('without it: type 21 reports tls-cert-untrusted from the probes, every other type says why and rates nothing', async (t) => {
+t.test('without it: type 21 reports tls-cert-untrusted from the probes, e-mail judges the domain, every other type says why and rates nothing', async (t) => {
   // The service without WEBPERF_EXTRA_CA_CERTS: a guard without the CA's trust, Chromium without its SPKI.
   const guard = new TargetGuard(['127.0.0.0/8'], { resolver: world.resolver });
   const pool = new BrowserPool(findChromium(process.env.CHROMIUM_PATH), null, guard.trust.chromiumArgs);
@@ -80,7 +80,10 @@ t.test('without it: type 21 reports tls-cert-untrusted from the probes, every ot
   t.ok(type21.reports.en.overall.endsWith(`\nJudged without the page, from the service's own requests to the site. ${EN}`), 'its report says it was judged without the page, and why');
   t.ok(type21.reports.sv.overall.endsWith(`\nBedömt utan sidan, utifrån tjänstens egna anrop till webbplatsen. ${SV}`));
 
-  for (const o of result.outcomes.filter((x) => x.typeOfTest !== 21)) {
+  // E-mail (24) needs no page: it ran on the domain as on any other.
+  const mail = result.outcomes.find((x) => x.typeOfTest === 24);
+  t.strictSame([mail?.error, (mail?.data as { domain?: string } | undefined)?.domain], [null, 'kommun.test'], 'type 24 needs no page: judged the domain, not the certificate');
+  for (const o of result.outcomes.filter((x) => x.typeOfTest !== 21 && x.typeOfTest !== 24)) {
     t.strictSame(
       { rating: o.rating, ratings: o.ratings, error: o.error, data: o.data, sv: o.reports.sv.overall, en: o.reports.en.overall },
       { rating: NOT_RATED, ratings: {}, error: EN, data: { error: EN, code: 'TARGET_CERTIFICATE', ...DETAILS }, sv: `${SV}\nInte bedömt`, en: `${EN}\nNot rated` },

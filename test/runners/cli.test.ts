@@ -106,3 +106,31 @@ t.test('without Chromium, start-up fails at once with one line saying how to ins
     t.equal(res.stderr, 'Chromium was not found: install it with `apt-get install chromium` (or set CHROMIUM_PATH).\n');
   }
 });
+
+t.test('test types that need no page: a mail domain without a web server is tested, with and without a page load', async (t) => {
+  const world = await testWorld();
+  // utan-webb.test has mail but no web server: its address answers nothing on 443.
+  world.record('utan-webb.test', { A: ['127.3.2.1'], MX: [{ exchange: 'mx.utan-webb.test', priority: 10 }], TXT: [['v=spf1 -all']] });
+  world.record('mx.utan-webb.test', { A: ['192.0.2.25'] });
+  world.record('_dmarc.utan-webb.test', { TXT: [['v=DMARC1; p=reject']] });
+  // Only e-mail (24): no Chromium is needed at all, and none is started.
+  const only = await webperfTest(world.env({ CHROMIUM_PATH: '/nonexistent/chromium' }), ['https://utan-webb.test/', '--tests', '24', '--lang', 'en', '--format', 'json']);
+  t.equal(only.code, 0, only.stderr);
+  t.match(only.stderr, /no page load \(the test types read no page\), rated in \d+ ms/);
+  t.notMatch(only.stderr, /… lighthouse/, 'no page load began');
+  const body = JSON.parse(only.stdout);
+  t.equal(body.error, null);
+  t.strictSame(body.results.map((r: any) => [r.type_of_test, r.error]), [[24, null]]);
+  t.equal(body.results[0].json_check_data.domain, 'utan-webb.test');
+  t.ok(body.results[0].rating >= 1, `rated (${body.results[0].rating})`);
+  // With a type that needs the page: the page cannot be loaded, that type says why, e-mail is rated.
+  const both = await webperfTest(world.env(), ['https://utan-webb.test/', '--tests', '21,24', '--lang', 'en', '--format', 'json']);
+  t.equal(both.code, 1, 'the page could not be tested');
+  const mixed = JSON.parse(both.stdout);
+  t.strictSame(mixed.error, { code: 'TARGET_UNREACHABLE', message: 'The website could not be reached: nothing answered at utan-webb.test (port 443), so the page could not be loaded.' });
+  const [http, mail] = mixed.results;
+  t.equal(http.type_of_test, 21);
+  t.equal(http.rating, NOT_RATED);
+  t.equal(http.error, mixed.error.message);
+  t.strictSame([mail.type_of_test, mail.error, mail.rating], [24, null, body.results[0].rating], 'e-mail rated as without the page');
+});
