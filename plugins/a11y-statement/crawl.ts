@@ -11,7 +11,8 @@
  * the statement is not there; or nothing to go by (no answer, a timeout, 401, 403, 407, 408, 429,
  * a server error), which may hide it.
  */
-import type { Probes, ProbeResponse } from '../../core/plugin-api.js';
+import type { Probes, ProbeResponse, ReportText } from '../../core/plugin-api.js';
+import { fetchFailureText } from '../../core/net/fetch-failure.js';
 import { readPage, type Page } from './html.js';
 import { interestingLinks, pageKey, promisesStatement, sameSite, type Candidate } from './links.js';
 import { aboutOf, recognise, type About } from './rules.js';
@@ -45,8 +46,10 @@ export interface Visit {
   precision: number;
   status: number;
   outcome: Outcome;
-  /** Why it is no page or could not be read; null when it was read. */
+  /** Why it is no page or could not be read, in English (stored data); null when it was read. */
   why: string | null;
+  /** The same in the report languages, for the review text. */
+  reason: ReportText | null;
   /** The link or its address names the statement's subject (promisesStatement). */
   promising: boolean;
   statement: boolean;
@@ -65,20 +68,23 @@ export interface CrawlResult {
 const NOT_TELLING = new Set([401, 403, 407, 408, 429]);
 
 /** Why an answer is no readable HTML page, and whether that is definite; null when it is one. */
-export function classify(answer: Pick<ProbeResponse, 'status' | 'headers' | 'body' | 'error'>): { outcome: Exclude<Outcome, 'page'>; why: string } | null {
-  if (answer.error) return { outcome: 'unreadable', why: answer.error };
-  if (answer.status === 0) return { outcome: 'unreadable', why: 'no answer' };
-  if (NOT_TELLING.has(answer.status) || answer.status >= 500) return { outcome: 'unreadable', why: `status ${answer.status}` };
-  if (answer.status < 200 || answer.status >= 300) return { outcome: 'no-page', why: `status ${answer.status}` };
+export function classify(answer: Pick<ProbeResponse, 'status' | 'headers' | 'body' | 'error' | 'failure'>): { outcome: Exclude<Outcome, 'page'>; why: string; reason: ReportText } | null {
+  const status = { sv: `status ${answer.status}`, en: `status ${answer.status}` };
+  if (answer.error) return { outcome: 'unreadable', why: answer.error, reason: fetchFailureText(answer.failure) };
+  if (answer.status === 0) return { outcome: 'unreadable', why: 'no answer', reason: { sv: 'inget svar', en: 'no answer' } };
+  if (NOT_TELLING.has(answer.status) || answer.status >= 500) return { outcome: 'unreadable', why: status.en, reason: status };
+  if (answer.status < 200 || answer.status >= 300) return { outcome: 'no-page', why: status.en, reason: status };
   const type = (answer.headers['content-type'] ?? '').toLowerCase();
-  if (type && !/html|xml/.test(type)) return { outcome: 'no-page', why: `not HTML (${type.split(';')[0].trim()})` };
-  if (!answer.body.includes('<')) return { outcome: 'no-page', why: 'no HTML' };
+  const media = type.split(';')[0].trim();
+  if (type && !/html|xml/.test(type)) return { outcome: 'no-page', why: `not HTML (${media})`, reason: { sv: `inte HTML (${media})`, en: `not HTML (${media})` } };
+  if (!answer.body.includes('<')) return { outcome: 'no-page', why: 'no HTML', reason: { sv: 'ingen HTML', en: 'no HTML' } };
   return null;
 }
 
 /** Why an answer is no readable HTML page; null when it is one. */
-export function whyUnreadable(answer: Pick<ProbeResponse, 'status' | 'headers' | 'body' | 'error'>): string | null {
-  return classify(answer)?.why ?? null;
+export function whyUnreadable(answer: Pick<ProbeResponse, 'status' | 'headers' | 'body' | 'error' | 'failure'>): { why: string; reason: ReportText } | null {
+  const problem = classify(answer);
+  return problem && { why: problem.why, reason: problem.reason };
 }
 
 /** One key for a page and its www twin's copy, so that the same page is not read twice. */
@@ -145,7 +151,7 @@ export async function findStatement(start: Page, aliases: readonly string[], pro
       const problem = classify(answer);
       const visit: Visit = {
         url: c.url, final_url: answer.url, depth: c.depth, link_text: c.text, linked_from: c.from, precision: c.precision,
-        status: answer.status, outcome: problem?.outcome ?? 'page', why: problem?.why ?? null, promising: promisesStatement(c.text, new URL(c.url)), statement: false,
+        status: answer.status, outcome: problem?.outcome ?? 'page', why: problem?.why ?? null, reason: problem?.reason ?? null, promising: promisesStatement(c.text, new URL(c.url)), statement: false,
       };
       visits.push(visit);
       if (problem) continue;

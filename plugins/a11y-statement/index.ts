@@ -128,8 +128,8 @@ export default definePlugin({
         rating: NOT_RATED,
         ratings: {},
         findings: [],
-        summary: STRINGS.summaryStartUnreadable(startUrl, startProblem),
-        data: { start_url: startUrl, start_page: { status: doc.status, unreadable: startProblem }, statement: null },
+        summary: STRINGS.summaryStartUnreadable(startUrl, startProblem.reason),
+        data: { start_url: startUrl, start_page: { status: doc.status, unreadable: startProblem.why }, statement: null },
       };
     }
 
@@ -139,8 +139,8 @@ export default definePlugin({
     const unreadable = crawl.visits.filter((v) => v.outcome === 'unreadable');
     const notPages = crawl.visits.filter((v) => v.outcome === 'no-page');
     const findings: Finding[] = [];
-    if (unreadable.length) findings.push(a11y('no-network', 'warning', STRINGS.noNetwork(unreadable.map((v) => ({ url: v.url, why: v.why! }))), unreadable.length));
-    if (notPages.length) findings.push(a11y('link-not-a-page', 'warning', STRINGS.linkNotAPage(notPages.map((v) => ({ text: v.link_text, url: v.url, from: v.linked_from, why: v.why! }))), notPages.length));
+    if (unreadable.length) findings.push(a11y('no-network', 'warning', STRINGS.noNetwork(unreadable.map((v) => ({ url: v.url, why: v.reason! }))), unreadable.length));
+    if (notPages.length) findings.push(a11y('link-not-a-page', 'warning', STRINGS.linkNotAPage(notPages.map((v) => ({ text: v.link_text, url: v.url, from: v.linked_from, why: v.reason! }))), notPages.length));
     const common = {
       start_url: startUrl,
       pages_read: crawl.pagesRead,

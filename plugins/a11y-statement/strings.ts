@@ -28,9 +28,9 @@ export const STRINGS = {
       sv: `Ingen tillgänglighetsredogörelse hittades på startsidan eller ${pages(visited).sv} som den leder till.`,
       en: `No accessibility statement was found on the start page or the ${pages(visited).en} it leads to.`,
     }),
-  summaryStartUnreadable: (url: string, why: string): ReportText => ({
-    sv: `Startsidan ${url} kunde inte läsas (${why}), så tillgänglighetsredogörelsen kunde inte sökas.`,
-    en: `The start page ${url} could not be read (${why}), so the accessibility statement could not be looked for.`,
+  summaryStartUnreadable: (url: string, why: ReportText): ReportText => ({
+    sv: `Startsidan ${url} kunde inte läsas (${why.sv}), så tillgänglighetsredogörelsen kunde inte sökas.`,
+    en: `The start page ${url} could not be read (${why.en}), so the accessibility statement could not be looked for.`,
   }),
   summaryCandidatesUnreadable: (urls: readonly string[]): ReportText => ({
     sv: `Ingen tillgänglighetsredogörelse hittades, men ${pages(urls.length).sv} som troligen leder dit kunde inte läsas (${urls.join(', ')}).`,
@@ -114,12 +114,12 @@ export const STRINGS = {
     sv: `Bedömningen är äldre än ${years} år (${date}).`,
     en: `The assessment is more than ${years} year${years === 1 ? '' : 's'} old (${date}).`,
   }),
-  linkNotAPage: (list: readonly { text: string; url: string; from: string; why: string }[]): ReportText => ({
-    sv: `${list.length === 1 ? 'En länk' : `${list.length} länkar`} leder inte till någon sida (${list.map((l) => `”${l.text}” till ${l.url} på ${l.from}: ${l.why}`).join('; ')}).`,
-    en: `${list.length === 1 ? 'A link leads' : `${list.length} links lead`} to no page (${list.map((l) => `"${l.text}" to ${l.url} on ${l.from}: ${l.why}`).join('; ')}).`,
+  linkNotAPage: (list: readonly { text: string; url: string; from: string; why: ReportText }[]): ReportText => ({
+    sv: `${list.length === 1 ? 'En länk' : `${list.length} länkar`} leder inte till någon sida (${list.map((l) => `”${l.text}” till ${l.url} på ${l.from}: ${l.why.sv}`).join('; ')}).`,
+    en: `${list.length === 1 ? 'A link leads' : `${list.length} links lead`} to no page (${list.map((l) => `"${l.text}" to ${l.url} on ${l.from}: ${l.why.en}`).join('; ')}).`,
   }),
-  noNetwork: (list: readonly { url: string; why: string }[]): ReportText => ({
-    sv: `Inget nätverk: ${pages(list.length).sv} kunde inte läsas (${list.map((p) => `${p.url}: ${p.why}`).join('; ')}).`,
-    en: `No network: ${pages(list.length).en} could not be read (${list.map((p) => `${p.url}: ${p.why}`).join('; ')}).`,
+  noNetwork: (list: readonly { url: string; why: ReportText }[]): ReportText => ({
+    sv: `Inget nätverk: ${pages(list.length).sv} kunde inte läsas (${list.map((p) => `${p.url}: ${p.why.sv}`).join('; ')}).`,
+    en: `No network: ${pages(list.length).en} could not be read (${list.map((p) => `${p.url}: ${p.why.en}`).join('; ')}).`,
   }),
 };

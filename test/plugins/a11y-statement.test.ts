@@ -209,18 +209,19 @@ t.test('a dead link or a document is no statement: 1.0, and the link named', asy
     '/pdf/': { body: startPage(['Tillgänglighetsredogörelse', '/dokument/123']) },
     '/dokument/123': { type: 'application/pdf', body: '%PDF-1.7' },
   });
-  const cases: [string, string, number, string][] = [
-    ['404', '/saknas/', 404, 'status 404'],
-    ['410', '/borta/', 410, 'status 410'],
+  const cases: [string, string, number, string, string][] = [
+    ['404', '/saknas/', 404, 'status 404', 'status 404'],
+    ['410', '/borta/', 410, 'status 410', 'status 410'],
     // The same document linked as ….pdf is never followed, and gives the same 1.0.
-    ['pdf', '/dokument/123', 200, 'not HTML (application/pdf)'],
+    ['pdf', '/dokument/123', 200, 'not HTML (application/pdf)', 'inte HTML (application/pdf)'],
   ];
-  for (const [name, link, status, why] of cases) {
+  for (const [name, link, status, why, sv] of cases) {
     const r = await judge(`${site.url}${name}/`);
     t.equal(r.rating, 1, name);
     t.same(found(r), ['no-a11y-statement:critical', 'link-not-a-page:warning'], name);
     t.same(data(r).not_pages, [{ url: `${site.url.slice(0, -1)}${link}`, status, why, link_text: 'Tillgänglighetsredogörelse', linked_from: `${site.url}${name}/` }], name);
-    t.equal(r.findings[1].text.sv, `En länk leder inte till någon sida (”Tillgänglighetsredogörelse” till ${site.url.slice(0, -1)}${link} på ${site.url}${name}/: ${why}).`, name);
+    t.equal(r.findings[1].text.sv, `En länk leder inte till någon sida (”Tillgänglighetsredogörelse” till ${site.url.slice(0, -1)}${link} på ${site.url}${name}/: ${sv}).`, name);
+    t.equal(r.findings[1].text.en, `A link leads to no page ("Tillgänglighetsredogörelse" to ${site.url.slice(0, -1)}${link} on ${site.url}${name}/: ${why}).`, name);
   }
 });
 
@@ -256,6 +257,12 @@ t.test('a page that could not be read keeps a site from 1.0 when its link or add
     t.same(found(r), ['no-network:warning'], name);
     t.equal(data(r).unreadable_pages.length, 1, name);
     t.match(data(r).unreadable_pages[0], { promising: true, ...(why ? { why } : {}) }, name);
+    // A page that gave no answer says why in each language.
+    const said = { natfel: ['servern bröt anslutningen', 'the server reset the connection'], timeout: ['servern svarade inte i tid', 'the server did not answer in time'] }[name as string];
+    if (said) {
+      const url = data(r).unreadable_pages[0].url;
+      t.same(r.findings[0].text, { sv: `Inget nätverk: 1 sida kunde inte läsas (${url}: ${said[0]}).`, en: `No network: 1 page could not be read (${url}: ${said[1]}).` }, name);
+    }
     t.match(r.summary.en, /^No accessibility statement was found, but 1 page likely to lead to it could not be read/, name);
     t.equal(renderReports(r).sv.overall.split('\n').pop(), 'Inte bedömt', name);
   }
