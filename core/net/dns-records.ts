@@ -106,8 +106,8 @@ function resolverLookup(resolver: dns.promises.Resolver): RecordLookup {
           return answer('ok', mx.map((r) => r.exchange), { mx });
         }
         default:
-          // c-ares asks no DS or DNSKEY: a truncated answer of those is not asked again.
-          return answer('error', [], { error: `${type} lookup of ${name} failed: the answer did not fit in a datagram` });
+          // c-ares asks no DS or DNSKEY: an answer of those that UDP could not carry is not asked again.
+          return answer('error', [], { error: `${type} lookup of ${name} failed: no whole answer over UDP, and ${type} is not asked over TCP` });
       }
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? '';

@@ -21,7 +21,8 @@ export type FetchFailure =
 
 /** The kind of an error a fetch threw. */
 export function fetchFailureOf(err: unknown): FetchFailure {
-  if (isWebperfError(err)) return err.code === 'TARGET_BLOCKED' ? 'blocked' : /could not be resolved/.test(err.message) ? 'unresolved' : 'failed';
+  // The guard's own: TARGET_BLOCKED (not allowed), TARGET_UNREACHABLE (the name has no address).
+  if (isWebperfError(err)) return err.code === 'TARGET_BLOCKED' ? 'blocked' : err.code === 'TARGET_UNREACHABLE' ? 'unresolved' : 'failed';
   const code = (err as { code?: unknown } | null)?.code;
   const message = err instanceof Error ? err.message : String(err);
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'unresolved';
@@ -46,4 +47,10 @@ const REASONS: Record<FetchFailure, ReportText> = {
 /** Why, in words, for a review text: "could not be fetched: <this>". */
 export function fetchFailureText(failure: FetchFailure | undefined): ReportText {
   return REASONS[failure ?? 'failed'];
+}
+
+/** "could not be fetched: <why>", in each report language. */
+export function notFetchedText(failure: FetchFailure | undefined): ReportText {
+  const why = fetchFailureText(failure);
+  return { sv: `gick inte att hämta: ${why.sv}`, en: `could not be fetched: ${why.en}` };
 }

@@ -68,24 +68,27 @@ export interface CrawlResult {
 const NOT_TELLING = new Set([401, 403, 407, 408, 429]);
 
 /** Why an answer is no readable HTML page, and whether that is definite; null when it is one. */
-export function classify(answer: Pick<ProbeResponse, 'status' | 'headers' | 'body' | 'error' | 'failure'>): { outcome: Exclude<Outcome, 'page'>; why: string; reason: ReportText } | null {
+export function classify(answer: Pick<ProbeResponse, 'status' | 'headers' | 'body' | 'error' | 'failure'>): Problem | null {
   const status = { sv: `status ${answer.status}`, en: `status ${answer.status}` };
-  if (answer.error) return { outcome: 'unreadable', why: answer.error, reason: fetchFailureText(answer.failure) };
-  if (answer.status === 0) return { outcome: 'unreadable', why: 'no answer', reason: { sv: 'inget svar', en: 'no answer' } };
-  if (NOT_TELLING.has(answer.status) || answer.status >= 500) return { outcome: 'unreadable', why: status.en, reason: status };
-  if (answer.status < 200 || answer.status >= 300) return { outcome: 'no-page', why: status.en, reason: status };
+  if (answer.error) return problem('unreadable', fetchFailureText(answer.failure), answer.error);
+  if (answer.status === 0) return problem('unreadable', { sv: 'inget svar', en: 'no answer' });
+  if (NOT_TELLING.has(answer.status) || answer.status >= 500) return problem('unreadable', status);
+  if (answer.status < 200 || answer.status >= 300) return problem('no-page', status);
   const type = (answer.headers['content-type'] ?? '').toLowerCase();
   const media = type.split(';')[0].trim();
-  if (type && !/html|xml/.test(type)) return { outcome: 'no-page', why: `not HTML (${media})`, reason: { sv: `inte HTML (${media})`, en: `not HTML (${media})` } };
-  if (!answer.body.includes('<')) return { outcome: 'no-page', why: 'no HTML', reason: { sv: 'ingen HTML', en: 'no HTML' } };
+  if (type && !/html|xml/.test(type)) return problem('no-page', { sv: `inte HTML (${media})`, en: `not HTML (${media})` });
+  if (!answer.body.includes('<')) return problem('no-page', { sv: 'ingen HTML', en: 'no HTML' });
   return null;
 }
 
-/** Why an answer is no readable HTML page; null when it is one. */
-export function whyUnreadable(answer: Pick<ProbeResponse, 'status' | 'headers' | 'body' | 'error' | 'failure'>): { why: string; reason: ReportText } | null {
-  const problem = classify(answer);
-  return problem && { why: problem.why, reason: problem.reason };
+/** Why an answer is no page: `reason` for the review text, `why` (the fetch's own error, else the reason in English) for the stored data. */
+interface Problem {
+  outcome: Exclude<Outcome, 'page'>;
+  why: string;
+  reason: ReportText;
 }
+
+const problem = (outcome: Problem['outcome'], reason: ReportText, why = reason.en): Problem => ({ outcome, why, reason });
 
 /** One key for a page and its www twin's copy, so that the same page is not read twice. */
 function twinKey(url: string): string {

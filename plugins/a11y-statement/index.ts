@@ -93,7 +93,7 @@
  */
 import { definePlugin, NOT_RATED, type Finding } from '../../core/plugin-api.js';
 import { issueScore, scoreToRating } from '../../core/rating.js';
-import { findStatement, MAX_PAGES, whyUnreadable, type FoundStatement, type Visit } from './crawl.js';
+import { classify, findStatement, MAX_PAGES, type FoundStatement, type Visit } from './crawl.js';
 import { readPage } from './html.js';
 import { judgeStatement } from './judge.js';
 import { meta } from './meta.js';
@@ -122,7 +122,7 @@ export default definePlugin({
   async run(artifacts, { probes, signal, now }) {
     const doc = artifacts.mainDocument;
     const startUrl = doc.url || artifacts.finalUrl || artifacts.requestedUrl;
-    const startProblem = whyUnreadable({ status: doc.status, headers: doc.headers, body: doc.html });
+    const startProblem = classify({ status: doc.status, headers: doc.headers, body: doc.html });
     if (startProblem) {
       return {
         rating: NOT_RATED,

@@ -145,6 +145,11 @@ export default definePlugin({
     const failed: string[] = [];
     const failure = (a: DnsAnswer) => failed.push(`${a.name} ${a.type}`);
 
+    // The zone's DNSSEC keys, asked beside the MX question (they do not depend on its answer).
+    const zone = siteOf(domain);
+    const zoneKeys = Promise.all([ask(zone, 'DS'), ask(zone, 'DNSKEY')]);
+    zoneKeys.catch(() => {}); // awaited below, unless the MX lookup ends the run first
+
     // MX: who receives the domain's mail.
     const mx = await ask(domain, 'MX');
     if (mx.status === 'error') return notRated(STRINGS.dnsFailed(domain, mx.error ?? 'error'), { domain, error: mx.error ?? 'MX lookup failed' });
@@ -189,8 +194,7 @@ export default definePlugin({
 
     // DNSSEC: validated when the resolver says so for the MX answer (its AD flag); signed, whatever
     // the resolver, when the parent holds a DS record for the zone and the zone a DNSKEY.
-    const dnssec = await checkDnssec(siteOf(domain), mx.authenticated ?? null, ask);
-    signal.throwIfAborted();
+    const dnssec = judgeDnssec(zone, mx.authenticated ?? null, ...(await zoneKeys));
     if (dnssec.basis === 'validated') rows.push({ rule: 'dnssec', overall: 5, infosec: 5, webstandard: 5, text: STRINGS.dnssec });
     else if (dnssec.signed === true) rows.push({ rule: 'dnssec', overall: 5, infosec: 5, webstandard: 5, text: STRINGS.dnssecSigned(dnssec.zone) });
     else if (dnssec.signed === 'broken') rows.push({ rule: 'dnssec-broken', overall: 1, infosec: 1, webstandard: 1, text: STRINGS.dnssecBroken(dnssec.zone) });
@@ -373,8 +377,7 @@ async function checkMtaSts(domain: string, ask: Ask, probes: Probes, mxHosts: re
  * resolvers reject the zone's answers), or null when a lookup failed. `basis` says which of the
  * two the rating rests on.
  */
-async function checkDnssec(zone: string, authenticated: boolean | null, ask: Ask) {
-  const [ds, dnskey] = await Promise.all([ask(zone, 'DS'), ask(zone, 'DNSKEY')]);
+function judgeDnssec(zone: string, authenticated: boolean | null, ds: DnsAnswer, dnskey: DnsAnswer) {
   const failed = ds.status === 'error' || dnskey.status === 'error';
   // The AD flag settles it (a zone validated is signed); else the records tell.
   const signed: boolean | 'broken' | null = authenticated === true ? true : failed ? null : ds.records.length === 0 ? false : dnskey.records.length === 0 ? 'broken' : true;

@@ -3,7 +3,7 @@
  * start from upstream's phrases (webperf_core locales/sv/LC_MESSAGES/email_validator.po).
  */
 import type { FetchFailure, ReportText } from '../../core/plugin-api.js';
-import { fetchFailureText } from '../../core/net/fetch-failure.js';
+import { notFetchedText } from '../../core/net/fetch-failure.js';
 
 /** The first items joined, with how many more there are. */
 export function list(items: readonly string[], max = 5): string {
@@ -136,8 +136,8 @@ export const STRINGS = {
     `MTA-STS TXT (the policy file mta-sts.txt) has an invalid format: ${reasons(POLICY_PROBLEMS, problems, 'en')}`,
   ),
   mtaStsPolicyMissing: (url: string, status: number, failure: FetchFailure | undefined) => t(
-    `MTA-STS TXT hittades inte: ${url} ${status === 0 ? `gick inte att hämta: ${fetchFailureText(failure).sv}` : `svarade ${status} utan någon policy`}`,
-    `MTA-STS TXT not found: ${url} ${status === 0 ? `could not be fetched: ${fetchFailureText(failure).en}` : `answered ${status} without a policy`}`,
+    `MTA-STS TXT hittades inte: ${url} ${status === 0 ? notFetchedText(failure).sv : `svarade ${status} utan någon policy`}`,
+    `MTA-STS TXT not found: ${url} ${status === 0 ? notFetchedText(failure).en : `answered ${status} without a policy`}`,
   ),
   mtaStsPolicyCertificate: (host: string, why: string | null) => t(
     `Certifikatet för ${host} godtas inte${why ? ` (${why})` : ''}: avsändare hämtar inte MTA-STS-policyn därifrån (RFC 8461 avsnitt 3.3)`,

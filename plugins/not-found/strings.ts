@@ -1,6 +1,6 @@
 /** User-facing strings of the not-found plugin (type 2). */
 import type { FetchFailure, ReportText } from '../../core/plugin-api.js';
-import { fetchFailureText } from '../../core/net/fetch-failure.js';
+import { notFetchedText } from '../../core/net/fetch-failure.js';
 
 export const STRINGS = {
   redirectToStart: (status: number): ReportText => ({
@@ -47,7 +47,7 @@ export const STRINGS = {
           en: `The address ${url} answered ${status}, and ${finalStatus} after redirects.`,
         },
   unreachable: (url: string, failure: FetchFailure | undefined): ReportText => ({
-    sv: `Adressen ${url} gick inte att hämta: ${fetchFailureText(failure).sv}`,
-    en: `The address ${url} could not be fetched: ${fetchFailureText(failure).en}`,
+    sv: `Adressen ${url} ${notFetchedText(failure).sv}`,
+    en: `The address ${url} ${notFetchedText(failure).en}`,
   }),
 };

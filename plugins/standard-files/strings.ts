@@ -1,6 +1,6 @@
 /** User-facing strings of the Standard files plugin (type 9). */
 import type { FetchFailure, ReportText } from '../../core/plugin-api.js';
-import { fetchFailureText } from '../../core/net/fetch-failure.js';
+import { fetchFailureText, notFetchedText } from '../../core/net/fetch-failure.js';
 
 const answered = (status: number, type: string, failure?: FetchFailure): ReportText =>
   status === 0
@@ -73,8 +73,8 @@ export const STRINGS = {
     en: 'The page links to no RSS or Atom feed (<link rel="alternate">).',
   } satisfies ReportText,
   feedBroken: (url: string, status: number, failure?: FetchFailure): ReportText => ({
-    sv: `Flödet som sidan länkar till svarar inte med ett RSS- eller Atom-dokument, t.ex. ${url} (${status === 0 ? `gick inte att hämta: ${fetchFailureText(failure).sv}` : `status ${status}`}).`,
-    en: `A feed the page links to does not answer with an RSS or Atom document, e.g. ${url} (${status === 0 ? `could not be fetched: ${fetchFailureText(failure).en}` : `status ${status}`}).`,
+    sv: `Flödet som sidan länkar till svarar inte med ett RSS- eller Atom-dokument, t.ex. ${url} (${status === 0 ? notFetchedText(failure).sv : `status ${status}`}).`,
+    en: `A feed the page links to does not answer with an RSS or Atom document, e.g. ${url} (${status === 0 ? notFetchedText(failure).en : `status ${status}`}).`,
   }),
   summary: (p: { robots: boolean; sitemapEntries: number | null; securityTxt: boolean; feeds: number }): ReportText => ({
     sv: `robots.txt: ${p.robots ? 'finns' : 'saknas'}. Adresser i webbplatskartor: ${p.sitemapEntries ?? 'ingen läsbar karta'}. security.txt: ${p.securityTxt ? 'finns' : 'saknas'}. Fungerande flöden: ${p.feeds}.`,

@@ -23,13 +23,18 @@ t.equal('a', 'a', 'top passes');
 t.equal('a', 'b', 'top fails');
 `;
 
-async function tapOutput(source: string): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'tap-failures-'));
+/** A project of its own (tap's config is this project's) that finds this project's tap, with `file` holding `source`. */
+async function sampleProject(file: string, source: string): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'tap-sample-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
-  // A project of its own (tap's config is this project's) that finds this project's tap.
   await symlink(path.join(PROJECT_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   await writeFile(path.join(dir, 'package.json'), '{"type":"module"}');
-  await writeFile(path.join(dir, 'sample.test.mjs'), source);
+  await writeFile(path.join(dir, file), source);
+  return dir;
+}
+
+async function tapOutput(source: string): Promise<string> {
+  const dir = await sampleProject('sample.test.mjs', source);
   const tap = path.join(PROJECT_ROOT, 'node_modules', '.bin', 'tap');
   try {
     return (await promisify(execFile)(tap, ['--reporter=tap', '--disable-coverage', 'sample.test.mjs'], { cwd: dir, env: { ...process.env, NODE_OPTIONS: '' } })).stdout;
@@ -83,11 +88,7 @@ t.test('quiet', async (t) => {
 `;
 
 async function runAsTheSuite(source: string, domains: boolean) {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'tap-domains-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  await symlink(path.join(PROJECT_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
-  await writeFile(path.join(dir, 'package.json'), '{"type":"module"}');
-  await writeFile(path.join(dir, 'stray.test.mjs'), source);
+  const dir = await sampleProject('stray.test.mjs', source);
   const preload = new URL('../helpers/quiet-domains.js', import.meta.url).href;
   const env = { ...process.env, NODE_OPTIONS: '', WEBPERF_TEST_DOMAINS: domains ? '1' : '' };
   try {
