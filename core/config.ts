@@ -27,6 +27,12 @@ export interface Config {
   databaseUrl: string | null;
   dataDir: string;
   chromiumPath: string | null;
+  /**
+   * The DevTools WebSocket address of a Chromium already running on this machine
+   * (WEBPERF_CHROMIUM_WS, `ws://127.0.0.1:9222/devtools/browser/…`): pages are loaded in it instead
+   * of a Chromium of the process's own. Loopback only: each page load's guard proxy listens there.
+   */
+  chromiumEndpoint: string | null;
   /** CIDRs or host names the target guard lets through although private or loopback. */
   allowTargets: string[];
   /**
@@ -150,6 +156,28 @@ export function parseListenAddress(value: string | undefined, name = 'WEBPERF_ME
   return { host: m[1] ?? m[2], port };
 }
 
+/**
+ * WEBPERF_CHROMIUM_WS: a ws:// address on a loopback host (127.0.0.0/8, ::1, localhost); empty:
+ * null. Another machine's Chromium could not reach the guard proxy each page load goes through
+ * (it listens on this machine's loopback), nor would its pages be this machine's to guard.
+ */
+export function parseChromiumEndpoint(value: string | undefined): string | null {
+  const v = (value ?? '').trim();
+  if (v === '') return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(v);
+  } catch {
+    url = null;
+  }
+  const host = url?.hostname.replace(/^\[|\]$/g, '');
+  const loopback = host !== undefined && (host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host));
+  if (!url || url.protocol !== 'ws:' || !loopback) {
+    throw new Error(`WEBPERF_CHROMIUM_WS must be the ws:// DevTools address of a Chromium on this machine (127.0.0.1, ::1 or localhost), e.g. ws://127.0.0.1:9222/devtools/browser/<id>, got "${v}"`);
+  }
+  return url.href;
+}
+
 function list(value: string | undefined): string[] {
   return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 }
@@ -162,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     databaseUrl: env.DATABASE_URL || null,
     dataDir: path.resolve(PROJECT_ROOT, env.WEBPERF_DATA_DIR ?? '.data'),
     chromiumPath: findChromium(env.CHROMIUM_PATH),
+    chromiumEndpoint: parseChromiumEndpoint(env.WEBPERF_CHROMIUM_WS),
     allowTargets: list(env.WEBPERF_ALLOW_TARGETS),
     dnsServers: parseDnsServers(env.WEBPERF_DNS_SERVERS),
     extraCaCerts: env.WEBPERF_EXTRA_CA_CERTS ? path.resolve(env.WEBPERF_EXTRA_CA_CERTS) : null,

@@ -114,6 +114,40 @@ export class BrowserPool {
   }
 }
 
+/**
+ * A pool over a Chromium that runs already (WEBPERF_CHROMIUM_WS): acquire() connects to it (again
+ * after the connection dropped), close() disconnects and leaves it running. Nothing is launched,
+ * so nothing is counted as a launch and no pid is noted: the Chromium is not this process's.
+ */
+export class ConnectedBrowserPool extends BrowserPool {
+  constructor(private readonly endpoint: string, extraArgs: readonly string[] = []) {
+    // An executable path only so that acquire() does not ask for one: nothing is launched.
+    super(endpoint, null, extraArgs);
+  }
+
+  protected override async open(): Promise<Browser> {
+    const { default: puppeteer } = await import('puppeteer-core');
+    return puppeteer.connect({ browserWSEndpoint: this.endpoint, protocolTimeout: 120_000 });
+  }
+
+  protected override async release(browser: Browser): Promise<void> {
+    await browser.disconnect();
+  }
+}
+
+/**
+ * The pool a command or runner loads its pages with: the running Chromium the configuration names
+ * (WEBPERF_CHROMIUM_WS), else one launched here (see BrowserPool's constructor for the rest).
+ */
+export function browserPoolFor(
+  config: { chromiumPath: string | null; chromiumEndpoint: string | null },
+  pidDir: string | null,
+  extraArgs: readonly string[],
+  ownSignals = false,
+): BrowserPool {
+  return config.chromiumEndpoint ? new ConnectedBrowserPool(config.chromiumEndpoint, extraArgs) : new BrowserPool(config.chromiumPath, pidDir, extraArgs, ownSignals);
+}
+
 function isChromium(pid: number): boolean {
   try {
     return /chrom/i.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));

@@ -13,7 +13,7 @@ import { guardFromConfig } from '../core/net/egress.js';
 import { serveMetrics, watchDatabase } from '../core/metrics.js';
 import { loadPlugins, type PluginRegistry } from '../core/registry.js';
 import { importPublicSector } from '../core/store/sites.js';
-import { BrowserPool, CHROMIUM_INSTALL_HINT, cleanupOrphanedChromium } from './browser-pool.js';
+import { browserPoolFor, CHROMIUM_INSTALL_HINT, cleanupOrphanedChromium } from './browser-pool.js';
 import { startDemo, type Demo } from './demo.js';
 import { openDatabase, type Database } from './database.js';
 import { announceAddress } from './service-address.js';
@@ -46,7 +46,7 @@ export interface Service {
 
 export async function startService(config: Config, options: ServiceOptions): Promise<Service> {
   const log = options.log ?? (() => {});
-  if (options.runner && !config.chromiumPath) throw new Error(CHROMIUM_INSTALL_HINT);
+  if (options.runner && !config.chromiumPath && !config.chromiumEndpoint) throw new Error(CHROMIUM_INSTALL_HINT);
   const database = await openDatabase(config, log);
   const stops: (() => Promise<void>)[] = [];
   try {
@@ -78,7 +78,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       const pidDir = path.join(config.dataDir, 'chromium');
       const orphans = cleanupOrphanedChromium(pidDir);
       if (orphans.length > 0) log(`ended ${orphans.length} Chromium left behind by an earlier crash`);
-      const pool = new BrowserPool(config.chromiumPath, pidDir, guard.trust.chromiumArgs, true);
+      const pool = browserPoolFor(config, pidDir, guard.trust.chromiumArgs, true);
       stops.push(() => pool.close());
       worker = await startWorker({
         db: database.db,

@@ -10,10 +10,9 @@ import type http from 'node:http';
 import { sql } from '../../core/db/kysely.js';
 import t from 'tap';
 import { Webhook } from 'standardwebhooks';
-import { findChromium } from '../../core/config.js';
 import { PluginRegistry } from '../../core/registry.js';
 import { RETRY_DELAYS_S, RETRY_JITTER, setWebhook } from '../../core/store/webhooks.js';
-import { BrowserPool } from '../../runners/browser-pool.js';
+import { testBrowserPool } from '../helpers/fixture-artifacts.js';
 import { startWorker } from '../../runners/worker.js';
 import { until } from '../../chaos/processes.js';
 import { createTestDb } from '../helpers/db.js';
@@ -54,7 +53,7 @@ t.test('a receiver down for an hour: deliveries retried on schedule, none lost, 
   // The guard a runner builds from the world's settings (world.env()).
   const guard = world.guard();
   const worker = await startWorker({
-    db, connectionString: url, pool: new BrowserPool(findChromium(process.env.CHROMIUM_PATH), null, guard.trust.chromiumArgs), guard,
+    db, connectionString: url, pool: testBrowserPool(), guard,
     registry: new PluginRegistry(), concurrency: 3, jobTimeoutMs: 60_000, schedule: false,
   });
   t.teardown(() => worker.stop());

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import t from 'tap';
-import { CRUX_ENDPOINT, PROJECT_ROOT, findChromium, loadConfig, parseListenAddress, parseTrustProxy } from '../../core/config.js';
+import { CRUX_ENDPOINT, PROJECT_ROOT, findChromium, loadConfig, parseChromiumEndpoint, parseListenAddress, parseTrustProxy } from '../../core/config.js';
 
 t.test('defaults, and a zero where zero would stop the service is the default', async (t) => {
   const defaults = loadConfig({});
@@ -44,4 +44,14 @@ t.test('WEBPERF_TRUST_PROXY and WEBPERF_METRICS_LISTEN', async (t) => {
   }
   t.strictSame([parseListenAddress(''), parseListenAddress('127.0.0.1:9464'), parseListenAddress('[::1]:0')], [null, { host: '127.0.0.1', port: 9464 }, { host: '::1', port: 0 }]);
   for (const bad of ['9464', '127.0.0.1:70000', 'a b:1']) t.throws(() => parseListenAddress(bad), { message: `WEBPERF_METRICS_LISTEN must be host:port or [ipv6]:port, e.g. 127.0.0.1:9464, got "${bad}"` });
+  // WEBPERF_CHROMIUM_WS: a running Chromium on this machine's loopback, nowhere else.
+  t.strictSame(
+    ['', undefined, ' ws://127.0.0.1:9222/devtools/browser/abc ', 'ws://localhost:9222/devtools/browser/x', 'ws://[::1]:9222/devtools/browser/y'].map(parseChromiumEndpoint),
+    [null, null, 'ws://127.0.0.1:9222/devtools/browser/abc', 'ws://localhost:9222/devtools/browser/x', 'ws://[::1]:9222/devtools/browser/y'],
+  );
+  for (const bad of ['http://127.0.0.1:9222/json', 'ws://10.0.0.5:9222/devtools/browser/abc', 'ws://chromium.internal:9222/', 'wss://127.0.0.1:9222/', '127.0.0.1:9222', 'ws://169.254.169.254/']) {
+    t.throws(() => parseChromiumEndpoint(bad), { message: `WEBPERF_CHROMIUM_WS must be the ws:// DevTools address of a Chromium on this machine (127.0.0.1, ::1 or localhost), e.g. ws://127.0.0.1:9222/devtools/browser/<id>, got "${bad}"` }, bad);
+  }
+  t.equal(loadConfig({ WEBPERF_CHROMIUM_WS: 'ws://127.0.0.2:1/devtools/browser/z' }).chromiumEndpoint, 'ws://127.0.0.2:1/devtools/browser/z');
+  t.equal(loadConfig({}).chromiumEndpoint, null);
 });

@@ -20,6 +20,7 @@ import { NO_EXTRA_TRUST, loadTrust, spkiHash } from '../../core/net/trust.js';
 import { checkWebhookAddress } from '../../core/webhooks/address.js';
 import { sendWebhook } from '../../core/webhooks/send.js';
 import { BrowserPool } from '../../runners/browser-pool.js';
+import { testBrowserPool } from '../helpers/fixture-artifacts.js';
 import { findChromium } from '../../core/config.js';
 import type { NetworkRecord } from '../../core/plugin-api.js';
 import { startWorld } from '../helpers/world/index.js';
@@ -101,8 +102,8 @@ t.test('with the setting, no lookup of the service reaches the system resolver',
   t.equal(outcome.status, 204, 'webhook delivered over https on 443');
   t.same(hooks.at(-1), { path: '/hook', body: '{"a":1}' });
   await t.rejects(guard.assertUrl('https://intranet.kommun.test/'), { code: 'TARGET_BLOCKED' }, 'a name resolving to a private address is refused');
-  const pool = new BrowserPool(findChromium(process.env.CHROMIUM_PATH), null, guard.trust.chromiumArgs);
-  t.teardown(() => pool.close());
+  // The share's Chromium: it trusts the suite's CA as this guard does.
+  const pool = testBrowserPool();
   const artifacts = await gather('http://www.kommun.test/', { browser: await pool.acquire(), guard, probes, needs: { lighthouse: false, axe: false } });
   t.equal(artifacts.finalUrl, 'https://www.kommun.test/', 'Chromium followed http on 80 to https on 443 through the guard');
   const doc = artifacts.network.find((r) => r.url === 'https://www.kommun.test/');

@@ -15,6 +15,7 @@ import { describedError } from '../../runners/cli.js';
 import { OPERATOR_COMMANDS, operatorCommand } from '../../runners/operator-cli.js';
 import { auditCommand } from '../../runners/audit-cli.js';
 import { testCommand } from '../../runners/test-cli.js';
+import { lentChromiumEnv } from './shared-chromium.js';
 
 
 export interface OperatorResult {
@@ -87,7 +88,8 @@ export async function webperfCommand(env: Record<string, string | undefined>, co
   };
   const io = { out: (s: string) => void (stdout += s), err: (s: string) => void (stderr += s), exit, errIsTty: false };
   try {
-    const config = loadConfig({ ...process.env, ...env });
+    // The share's Chromium unless the test names another or none (WEBPERF_CHROMIUM_WS: undefined).
+    const config = loadConfig({ ...process.env, ...lentChromiumEnv(), ...env });
     await (command === 'test' ? testCommand : auditCommand)(config, args, fail, io);
     return { code: 0, stdout, stderr };
   } catch (err) {

@@ -9,9 +9,8 @@
  * `new BrowserPool(...)`, as before.
  */
 import type { ChildProcess } from 'node:child_process';
-import type { Browser } from 'puppeteer-core';
 import { findChromium } from '../../core/config.js';
-import { BrowserPool, CHROMIUM_ARGS } from '../../runners/browser-pool.js';
+import { CHROMIUM_ARGS, ConnectedBrowserPool } from '../../runners/browser-pool.js';
 import { suiteTrust } from './world/index.js';
 
 const PROTOCOL_TIMEOUT_MS = 120_000;
@@ -74,20 +73,22 @@ export class ShareChromium {
 }
 
 /**
- * The pool of a test file whose share lends it a Chromium: acquire() connects to it (again after
- * it died: the share launches the next file's), close() disconnects and leaves it running.
+ * The pool of a test file whose share lends it a Chromium: the service's own pool over a running
+ * Chromium (WEBPERF_CHROMIUM_WS), with the suite's trust. acquire() connects to it (again after it
+ * died: the share launches the next file's), close() disconnects and leaves it running.
  */
-export class SharedChromiumPool extends BrowserPool {
-  constructor(private readonly endpoint: string) {
-    super(findChromium(process.env.CHROMIUM_PATH), null, suiteTrust().chromiumArgs);
+export class SharedChromiumPool extends ConnectedBrowserPool {
+  constructor(endpoint: string) {
+    super(endpoint, suiteTrust().chromiumArgs);
   }
+}
 
-  protected override async open(): Promise<Browser> {
-    const { default: puppeteer } = await import('puppeteer-core');
-    return puppeteer.connect({ browserWSEndpoint: this.endpoint, protocolTimeout: PROTOCOL_TIMEOUT_MS });
-  }
-
-  protected override async release(browser: Browser): Promise<void> {
-    await browser.disconnect();
-  }
+/**
+ * The environment that makes a `webperf test`, `audit` or `runner` (spawned, or run in this
+ * process) load its pages in the share's Chromium instead of launching one (about 1.3 CPU s a
+ * launch): for a command whose test is not about its own Chromium. Empty without a share.
+ */
+export function lentChromiumEnv(): Record<string, string> {
+  const lent = process.env.WEBPERF_TEST_CHROMIUM_WS;
+  return lent ? { WEBPERF_CHROMIUM_WS: lent } : {};
 }

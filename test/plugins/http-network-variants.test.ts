@@ -8,14 +8,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import t from 'tap';
 import { testPage } from '../../core/engine.js';
 import { loadPlugins } from '../../core/registry.js';
-import { BrowserPool } from '../../runners/browser-pool.js';
-import { findChromium } from '../../core/config.js';
+import { testBrowserPool } from '../helpers/fixture-artifacts.js';
 import { startWorld, type HttpsOptions, type SiteOptions } from '../helpers/world/index.js';
 
 const world = await startWorld(t);
 const guard = world.guard();
-const pool = new BrowserPool(findChromium(process.env.CHROMIUM_PATH), null, guard.trust.chromiumArgs);
-t.teardown(() => pool.close());
+// The share's Chromium (it trusts the suite's CA, as this world's guard does).
+const pool = testBrowserPool();
 const registry = await loadPlugins({ external: [] });
 const plugins = registry.select([21]);
 

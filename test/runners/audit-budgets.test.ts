@@ -17,13 +17,14 @@ import { PROJECT_ROOT } from '../../core/config.js';
 import { staticHandler } from '../../runners/static-site.js';
 import { webperfCommand } from '../helpers/operator.js';
 import { startWorld } from '../helpers/world/index.js';
+import { lentChromiumEnv } from '../helpers/shared-chromium.js';
 
 const run = promisify(execFile);
 const BIN = path.join(PROJECT_ROOT, 'bin', 'webperf.js');
 
 async function webperf(args: string[], env: Record<string, string> = {}) {
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { timeout: 500_000, env: { ...process.env, ...env } });
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { timeout: 500_000, env: { ...process.env, ...lentChromiumEnv(), ...env } });
     return { code: 0, stdout, stderr };
   } catch (err: any) {
     return { code: err.code as number, stdout: err.stdout as string, stderr: err.stderr as string };

@@ -14,13 +14,14 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { PROJECT_ROOT } from '../../core/config.js';
 import { startWorld } from '../helpers/world/index.js';
+import { lentChromiumEnv } from '../helpers/shared-chromium.js';
 
 const run = promisify(execFile);
 const BIN = path.join(PROJECT_ROOT, 'bin', 'webperf.js');
 
 async function webperf(args: string[], env: Record<string, string> = {}) {
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { timeout: 180_000, env: { ...process.env, ...env } });
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { timeout: 180_000, env: { ...process.env, ...lentChromiumEnv(), ...env } });
     return { code: 0, stdout, stderr };
   } catch (err: any) {
     return { code: err.code as number, stdout: err.stdout as string, stderr: err.stderr as string };

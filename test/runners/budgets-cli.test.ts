@@ -19,6 +19,7 @@ import { PROJECT_ROOT } from '../../core/config.js';
 import { fixtureSite } from '../helpers/fixture-artifacts.js';
 import { webperfTest } from '../helpers/operator.js';
 import { testWorld } from '../helpers/world/index.js';
+import { lentChromiumEnv } from '../helpers/shared-chromium.js';
 
 const run = promisify(execFile);
 const BIN = path.join(PROJECT_ROOT, 'bin', 'webperf.js');
@@ -32,7 +33,7 @@ async function webperf(args: string[]) {
 async function spawned(args: string[]) {
   const world = (await testWorld()).env();
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...world }, timeout: 300_000 });
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...world, ...lentChromiumEnv() }, timeout: 300_000 });
     return { code: 0, stdout, stderr };
   } catch (err: any) {
     return { code: err.code as number, stdout: err.stdout as string, stderr: err.stderr as string };

@@ -18,6 +18,7 @@ import httpNetwork from '../../plugins/http-network/index.js';
 import { fixtureSite } from '../helpers/fixture-artifacts.js';
 import { webperfTest } from '../helpers/operator.js';
 import { testWorld } from '../helpers/world/index.js';
+import { lentChromiumEnv } from '../helpers/shared-chromium.js';
 
 const run = promisify(execFile);
 const BIN = path.join(PROJECT_ROOT, 'bin', 'webperf.js');
@@ -31,7 +32,7 @@ async function webperf(args: string[], env: Record<string, string> = {}) {
   // Pointed at this process's world unless the test says otherwise.
   const world = (await testWorld()).env();
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...world, ...env }, timeout: 180_000 });
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...world, ...lentChromiumEnv(), ...env }, timeout: 180_000 });
     return { code: 0, stdout, stderr };
   } catch (err: any) {
     return { code: err.code as number, stdout: err.stdout as string, stderr: err.stderr as string };
@@ -101,10 +102,24 @@ t.test('webperf test refuses bad input with a clear message', async (t) => {
 
 t.test('without Chromium, start-up fails at once with one line saying how to install it', async (t) => {
   for (const args of [['serve'], ['test', 'https://kommun.test/']]) {
-    const res = await webperf(args, { CHROMIUM_PATH: '/nonexistent/chromium', WEBPERF_DATA_DIR: '/nonexistent/data' });
+    const res = await webperf(args, { CHROMIUM_PATH: '/nonexistent/chromium', WEBPERF_CHROMIUM_WS: '', WEBPERF_DATA_DIR: '/nonexistent/data' });
     t.equal(res.code, 1);
     t.equal(res.stderr, 'Chromium was not found: install it with `apt-get install chromium` (or set CHROMIUM_PATH).\n');
   }
+});
+
+const lent = lentChromiumEnv().WEBPERF_CHROMIUM_WS;
+t.test('WEBPERF_CHROMIUM_WS: the command loads its page in a Chromium that runs already, and launches none', { skip: !lent && 'needs the Chromium npm test lends each file' }, async (t) => {
+  // CHROMIUM_PATH names no Chromium: had the command launched one, it would have failed.
+  const res = await webperf(['test', 'https://flawed.test/', '--tests', '21', '--format', 'json', '--lang', 'en'], { CHROMIUM_PATH: '/nonexistent/chromium', WEBPERF_CHROMIUM_WS: lent });
+  t.equal(res.code, 0, res.stderr);
+  const body = JSON.parse(res.stdout);
+  t.equal(body.error, null);
+  t.strictSame(body.results.map((r: any) => r.type_of_test), [21]);
+  t.ok(body.results[0].rating >= 1, 'rated from the page loaded in the running Chromium');
+  const refused = await webperf(['test', 'https://flawed.test/'], { WEBPERF_CHROMIUM_WS: 'ws://10.1.2.3:9222/devtools/browser/x' });
+  t.equal(refused.code, 1);
+  t.match(refused.stderr, /WEBPERF_CHROMIUM_WS must be the ws:\/\/ DevTools address of a Chromium on this machine/);
 });
 
 t.test('test types that need no page: a mail domain without a web server is tested, with and without a page load', async (t) => {
