@@ -96,3 +96,24 @@ t.test("kysely is loaded by core/db/kysely.ts only: one copy of it, from its Com
   t.ok(everywhere.length > 200, `${everywhere.length} files read`);
   t.same(direct, [], 'no other file imports kysely itself');
 });
+
+t.test("lodash-es is the three-function shim (vendor/lodash-es), and Lighthouse imports nothing else from it", async (t) => {
+  const lighthouse = path.join(PROJECT_ROOT, 'node_modules', 'lighthouse');
+  const files = (await readdir(lighthouse, { recursive: true })).filter((f) => f.endsWith('.js') && !f.split(path.sep).includes('node_modules'));
+  const imported = new Set<string>();
+  const deep: string[] = [];
+  for (const file of files) {
+    const text = await readFile(path.join(lighthouse, file), 'utf8');
+    if (!text.includes('lodash-es')) continue;
+    for (const m of text.matchAll(/import\s*\{([^}]*)\}\s*from\s*['"]lodash-es['"]/g)) for (const name of m[1].split(',')) imported.add(name.trim().split(/\s+as\s+/)[0]);
+    for (const m of text.matchAll(/(?:from\s*|import\s*\(\s*|require\s*\(\s*)['"](lodash-es[^'"]*)['"]/g)) if (m[1] !== 'lodash-es') deep.push(`${file}: ${m[1]}`);
+    if (/import\s+\*\s+as\s+\w+\s+from\s*['"]lodash-es['"]|import\s+\w+\s+from\s*['"]lodash-es['"]/.test(text)) deep.push(`${file}: a default or namespace import`);
+  }
+  const shim = await import('lodash-es' as string);
+  t.strictSame([...imported].sort(), ['get', 'isEqual', 'set'], "Lighthouse's named imports from lodash-es");
+  t.strictSame(deep, [], 'no deep, default or namespace import of lodash-es');
+  t.strictSame(Object.keys(shim).sort(), ['get', 'isEqual', 'set'], 'the installed lodash-es is the shim');
+  t.equal(shim.isEqual({ a: [1, { b: 2 }] }, { a: [1, { b: 2 }] }), true);
+  t.equal(shim.get({ a: { b: [0, 7] } }, 'a.b[1]'), 7);
+  t.strictSame(shim.set({}, 'a.b', 1), { a: { b: 1 } });
+});
