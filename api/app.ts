@@ -18,6 +18,7 @@ import premium from './routes/premium/index.js';
 import webanalytics from './routes/webanalytics.js';
 import web from './web/index.js';
 import { LATEST_VERSION } from './envelope.js';
+import { buildSerializer, buildValidator } from './schema-compilers.js';
 
 /** Request-log redaction: keys and session cookies never reach the logs. */
 export const REDACT = ['req.headers["api-key"]', 'req.headers.authorization', 'req.headers.cookie'];
@@ -29,6 +30,8 @@ export async function buildApp(deps: ApiDeps, options: { logger?: boolean | { st
   const app = Fastify({
     logger: options.logger === true ? logging : options.logger ? { ...logging, stream: options.logger.stream } : false,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false } },
+    // Fastify's own compilers, each route's schema compiled at its first use, once per process.
+    schemaController: { compilersFactory: { buildValidator, buildSerializer } as never },
     // Behind an https reverse proxy the operator trusts it (WEBPERF_TRUST_PROXY), so that
     // request.protocol is https and the portal's session cookie is Secure; by default no one is.
     trustProxy: trustProxyOption(deps.config.trustProxy),
@@ -53,7 +56,7 @@ export async function buildApp(deps: ApiDeps, options: { logger?: boolean | { st
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const bodyProperties = (route.schema?.body as { properties?: Record<string, unknown> } | undefined)?.properties;
     const bodyFields = bodyProperties ? Object.keys(bodyProperties) : undefined;
-    for (const method of methods) routeTable.push({ method, url: route.url, ...(bodyFields ? { bodyFields } : {}) });
+    for (const method of methods) routeTable.push({ method, url: route.url, ...(bodyFields ? { bodyFields } : {}), ...(route.schema ? { schema: route.schema } : {}) });
     const documented = (route.schema as { tags?: unknown } | undefined)?.tags !== undefined;
     for (const method of methods) {
       if (method === 'HEAD' || !documented || endpoints.some((e) => e.method === method && e.path === route.url)) continue;

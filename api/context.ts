@@ -29,6 +29,8 @@ export interface RouteTableEntry {
   url: string;
   /** The properties of the route's body schema, when it has one. */
   bodyFields?: string[];
+  /** The route's schema as registered (each part compiled at its first use: api/schema-compilers.ts). */
+  schema?: unknown;
 }
 
 declare module 'fastify' {

@@ -13,7 +13,7 @@ import { startService } from '../../runners/service.js';
 const config = loadConfig(process.env);
 const service = await startService(config, { api: true, runner: false });
 const send = (msg: unknown) => process.send?.(msg);
-send({ type: 'ready', url: service.apiUrl, routes: service.app?.routeTable ?? [] });
+send({ type: 'ready', url: service.apiUrl, routes: (service.app?.routeTable ?? []).map(({ schema: _schema, ...route }) => route) });
 
 process.on('message', (msg: { type?: string }) => {
   if (msg.type === 'memory') {
