@@ -125,14 +125,14 @@ t.test('types 22, 24, 25, 26 and 29 through the API, a real runner and the pages
   world.record('_smtp._tls.kommun.test', { TXT: [['v=TLSRPTv1; rua=mailto:tlsrpt@kommun.test']] });
 
   // A webhook receiver of the municipality's own.
-  const hooks: { type_of_test: number; rating: number }[] = [];
+  const hooks: { type_of_test: number; rating: number; url: string }[] = [];
   const receiver = await world.site('hooks.kommun.test', {
     handler: (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const { data } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { type_of_test: number; rating: number } };
-        hooks.push({ type_of_test: data.type_of_test, rating: data.rating });
+        const { data, tested_url: url } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { tested_url: string; data: { type_of_test: number; rating: number } };
+        hooks.push({ type_of_test: data.type_of_test, rating: data.rating, url });
         res.writeHead(204).end();
       });
     },
@@ -209,7 +209,7 @@ t.test('types 22, 24, 25, 26 and 29 through the API, a real runner and the pages
 
   await t.test('the webhook delivers each of the five results', async (t) => {
     await waitFor('five deliveries', async () => (hooks.length >= NEW_TYPES.length ? true : null));
-    t.strictSame(hooks.map((h) => [h.type_of_test, h.rating]).sort((a, b) => a[0] - b[0]), NEW_TYPES.map((id) => [id, expected[id].rating]));
+    t.strictSame(hooks.map((h) => [h.type_of_test, h.rating, h.url]).sort((a, b) => (a[0] as number) - (b[0] as number)), NEW_TYPES.map((id) => [id, expected[id].rating, site.url]));
   });
 
   await t.test('the monthly scores by category take the five in', async (t) => {
@@ -274,5 +274,60 @@ t.test('types 22, 24, 25, 26 and 29 through the API, a real runner and the pages
       await page.goto(`${base}/portal/sites/${siteId}`);
       await checkLayout(t, page, `portal /portal/sites/{id} (${lang})`);
     }
+  });
+
+  // Issue 29 §2: a type that needs no page (e-mail, 24) is rated for a mail domain whose web site
+  // is absent, through the API's re-test and one-off test, the runner, the webhook and the portal.
+  await t.test('a mail domain without a web server: e-mail alone loads no page; a one-off test rates e-mail and says why for the rest; webhook and portal', async (t) => {
+    // utan-webb.test has mail but no web server: its address answers nothing on 443.
+    world.record('utan-webb.test', { A: ['127.3.2.1'], MX: [{ exchange: 'mx.utan-webb.test', priority: 10 }], TXT: [['v=spf1 -all']] });
+    world.record('mx.utan-webb.test', { A: ['192.0.2.25'] });
+    world.record('_dmarc.utan-webb.test', { TXT: [['v=DMARC1; p=reject']] });
+    const mailSite = await createSite(db, { title: 'Utan webb', url: 'https://utan-webb.test/', premiumLevel: 'standard' });
+    const mailHeaders = { 'api-key': (await createKey(db, { kind: 'standard', siteIds: [mailSite] })).key, 'site-id': String(mailSite) };
+    const hooked = await app.inject({ method: 'PUT', url: '/webhook/', headers: { ...mailHeaders, 'content-type': 'application/json' }, payload: { url: `${receiver.origin}/utan-webb` } });
+    t.equal(hooked.statusCode, 200, hooked.body);
+
+    const retest = await app.inject({ method: 'POST', url: '/retest/', headers: { ...mailHeaders, testnums: '[24]' } });
+    t.equal(retest.statusCode, 200, retest.body);
+    t.strictSame(await runDone(db, retest.json().run_id), { status: 'done', error: null }, 'e-mail alone: done, no page load to fail');
+    const [mail] = await db.selectFrom('test_results').selectAll().where('run_id', '=', retest.json().run_id).execute();
+    t.strictSame([mail.type_of_test, mail.error, mail.private], [24, null, false]);
+    t.ok(mail.rating >= 1 && mail.rating <= 5, `e-mail rated (${mail.rating})`);
+    t.equal((mail.json_check_data as { domain: string }).domain, 'utan-webb.test');
+
+    const delivered = await waitFor('the e-mail delivery', async () => hooks.find((h) => h.url === 'https://utan-webb.test/') ?? null);
+    t.strictSame(delivered, { type_of_test: 24, rating: mail.rating, url: 'https://utan-webb.test/' }, 'the webhook delivers the e-mail result');
+
+    const body = new FormData();
+    body.append('urls', 'https://utan-webb.test/');
+    const form = new Request('http://x/', { method: 'POST', body });
+    const once = await app.inject({ method: 'POST', url: '/test_once/', headers: { ...mailHeaders, 'content-type': form.headers.get('content-type')! }, payload: Buffer.from(await form.arrayBuffer()) });
+    t.equal(once.statusCode, 200, once.body);
+    const testId = Number(Object.keys(once.json().results as Record<string, string>)[0]);
+    await runDone(db, testId);
+    const results = await db.selectFrom('test_results').selectAll().where('run_id', '=', testId).orderBy('type_of_test').execute();
+    const unreachable = 'The website could not be reached: nothing answered at utan-webb.test (port 443), so the page could not be loaded.';
+    t.strictSame(results.map((r) => r.type_of_test), registry.select(null).map((p) => p.meta.id), 'every active type has a result');
+    t.strictSame(
+      results.map((r) => [r.type_of_test, r.type_of_test === 24 ? r.rating : r.rating === NOT_RATED, r.error]),
+      results.map((r) => (r.type_of_test === 24 ? [24, mail.rating, null] : [r.type_of_test, true, unreachable])),
+      'e-mail rated as by the re-test; every other type not rated, saying why',
+    );
+    t.ok(results.every((r) => r.private), 'private');
+    const privateStats = await app.inject({ method: 'GET', url: `/private_stats/${mailSite}/${testId}?lang=en`, headers: mailHeaders });
+    t.equal(privateStats.statusCode, 200, privateStats.body);
+    const shown = (privateStats.json().data as { type_of_test: number; rating: number; check_report: string }[]);
+    t.equal(shown.find((d) => d.type_of_test === 24)?.rating, mail.rating, '/private_stats/ shows the e-mail rating');
+    t.ok(shown.filter((d) => d.type_of_test !== 24).every((d) => d.check_report.startsWith(unreachable)), '/private_stats/ says why for the rest');
+
+    await portalUser(api, 'post@utan-webb.test', 'ett långt lösenord', 'standard', [mailSite]);
+    const c = portalClient(app);
+    t.equal((await portalSignIn(c, 'post@utan-webb.test', 'ett långt lösenord')).statusCode, 303);
+    const portal = await c.get(`/portal/sites/${mailSite}`);
+    t.equal(portal.statusCode, 200);
+    // The site's results as the portal lists them: one section per type, its rating in data-rating.
+    const sections = [...portal.body.matchAll(/<section class="result"[^>]*data-type-of-test="(\d+)">\s*<h3[^>]*>([^<]*)<\/h3>\s*<p>[^<]*<strong data-rating="([^"]+)"/g)].map((m) => [Number(m[1]), m[2], Number(m[3])]);
+    t.strictSame(sections, [[24, registry.testType(24)!.names.en, mail.rating]], 'the portal lists the public e-mail result with its rating (the one-off test is private)');
   });
 });
