@@ -37,10 +37,15 @@ const serializers = new Map<string, Serialize>();
 /** How many schemas this process compiled, each kind (for the tests). */
 export const compiled = { validators: 0, serializers: 0 };
 
-/** A function that compiles on its first call and keeps what it compiled under `key`. */
+/**
+ * A function that gives the compiled function: at its first call from the process's cache under
+ * `key`, compiled (and kept there) when no route compiled the same schema before; then its own.
+ */
 function once<F>(cache: Map<string, F>, key: string, make: () => F, count: () => void): () => F {
+  let fn: F | undefined;
   return () => {
-    let fn = cache.get(key);
+    if (fn !== undefined) return fn;
+    fn = cache.get(key);
     if (fn === undefined) {
       fn = make();
       count();

@@ -91,7 +91,7 @@ export async function auditCommand(config: Config, args: string[], fail: (messag
   // csv is axe's findings alone: no test type rates the pages.
   if (values.format === 'csv' && (budgets.length || values.junit !== undefined)) fail('webperf audit: budgets and --junit need the test types of --format audit_v2 (csv runs axe alone)');
   // The engine loads once the command is known to be well-formed: a refusal answers at once.
-  const [{ auditCrawl, auditFiles }, { guardFromConfig }, { newFolderName }, { browserPoolFor, CHROMIUM_INSTALL_HINT }, { createRegistry }, { AUDIT_PLUGIN_IDS }] = await Promise.all([
+  const [{ auditCrawl, auditFiles }, { guardFromConfig }, { newFolderName }, { browserPoolFor, CHROMIUM_INSTALL_HINT, hasChromium }, { createRegistry }, { AUDIT_PLUGIN_IDS }] = await Promise.all([
     import('../core/audit/execute.js'),
     import('../core/net/egress.js'),
     import('../core/store/audits.js'),
@@ -99,7 +99,7 @@ export async function auditCommand(config: Config, args: string[], fail: (messag
     import('./service.js'),
     import('./tasks/run-audit.js'),
   ]);
-  if (!config.chromiumPath && !config.chromiumEndpoint) fail(CHROMIUM_INSTALL_HINT, 1);
+  if (!hasChromium(config)) fail(CHROMIUM_INSTALL_HINT, 1);
   const format = values.format as AuditFormat;
   const out = path.resolve(values.out ?? `audit-${start.hostname}-${new Date().toISOString().slice(0, 10)}`);
   const registry = await createRegistry(config);

@@ -10,6 +10,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'puppeteer-core';
+import type { Config } from '../core/config.js';
 import { WebperfError } from '../core/errors.js';
 import { recordChromiumCrash, recordChromiumLaunch } from '../core/metrics.js';
 import { processAlive } from '../core/process-alive.js';
@@ -33,6 +34,11 @@ export const CHROMIUM_ARGS = [
   // WebRTC's UDP would bypass the guard proxy every page load goes through (core/gather/guarded-context.ts).
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
 ];
+
+/** How long a DevTools call may take before puppeteer gives up on it (a loaded machine's Lighthouse runs need minutes). */
+export const PROTOCOL_TIMEOUT_MS = 120_000;
+
+type ChromiumConfig = Pick<Config, 'chromiumPath' | 'chromiumEndpoint'>;
 
 export const CHROMIUM_INSTALL_HINT = 'Chromium was not found: install it with `apt-get install chromium` (or set CHROMIUM_PATH).';
 
@@ -63,7 +69,6 @@ export class BrowserPool {
 
   async acquire(): Promise<Browser> {
     if (this.closed) throw new Error('The browser pool is closed');
-    if (!this.executablePath) throw new WebperfError('CHROMIUM_MISSING', CHROMIUM_INSTALL_HINT);
     if (this.browser) {
       const current = await this.browser.catch(() => null);
       if (current && current.connected) return current;
@@ -75,6 +80,7 @@ export class BrowserPool {
 
   /** The browser acquire() hands out: a Chromium launched here (a subclass may connect to one instead). */
   protected async open(): Promise<Browser> {
+    if (!this.executablePath) throw new WebperfError('CHROMIUM_MISSING', CHROMIUM_INSTALL_HINT);
     this.launches++;
     recordChromiumLaunch();
     // Loaded at the first launch: a process that never starts Chromium does without its 130 modules.
@@ -83,7 +89,7 @@ export class BrowserPool {
       executablePath: this.executablePath!,
       headless: true,
       args: [...CHROMIUM_ARGS, ...this.extraArgs],
-      protocolTimeout: 120_000,
+      protocolTimeout: PROTOCOL_TIMEOUT_MS,
       pipe: true,
       ...(this.ownSignals ? { handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false } : {}),
     });
@@ -120,14 +126,13 @@ export class BrowserPool {
  * so nothing is counted as a launch and no pid is noted: the Chromium is not this process's.
  */
 export class ConnectedBrowserPool extends BrowserPool {
-  constructor(private readonly endpoint: string, extraArgs: readonly string[] = []) {
-    // An executable path only so that acquire() does not ask for one: nothing is launched.
-    super(endpoint, null, extraArgs);
+  constructor(private readonly endpoint: string) {
+    super(null);
   }
 
   protected override async open(): Promise<Browser> {
     const { default: puppeteer } = await import('puppeteer-core');
-    return puppeteer.connect({ browserWSEndpoint: this.endpoint, protocolTimeout: 120_000 });
+    return puppeteer.connect({ browserWSEndpoint: this.endpoint, protocolTimeout: PROTOCOL_TIMEOUT_MS });
   }
 
   protected override async release(browser: Browser): Promise<void> {
@@ -139,13 +144,13 @@ export class ConnectedBrowserPool extends BrowserPool {
  * The pool a command or runner loads its pages with: the running Chromium the configuration names
  * (WEBPERF_CHROMIUM_WS), else one launched here (see BrowserPool's constructor for the rest).
  */
-export function browserPoolFor(
-  config: { chromiumPath: string | null; chromiumEndpoint: string | null },
-  pidDir: string | null,
-  extraArgs: readonly string[],
-  ownSignals = false,
-): BrowserPool {
-  return config.chromiumEndpoint ? new ConnectedBrowserPool(config.chromiumEndpoint, extraArgs) : new BrowserPool(config.chromiumPath, pidDir, extraArgs, ownSignals);
+export function browserPoolFor(config: ChromiumConfig, pidDir: string | null, extraArgs: readonly string[], ownSignals = false): BrowserPool {
+  return config.chromiumEndpoint ? new ConnectedBrowserPool(config.chromiumEndpoint) : new BrowserPool(config.chromiumPath, pidDir, extraArgs, ownSignals);
+}
+
+/** Whether the configuration names a Chromium to load pages in: one to launch, or one running. */
+export function hasChromium(config: ChromiumConfig): boolean {
+  return config.chromiumPath !== null || config.chromiumEndpoint !== null;
 }
 
 function isChromium(pid: number): boolean {

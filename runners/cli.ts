@@ -47,8 +47,8 @@ function waitForSignal(service: Service, log: (l: string) => void): void {
 
 async function serve(config: Config, parts: { api: boolean; runner: boolean }): Promise<void> {
   const log = (line: string) => process.stdout.write(`[webperf] ${line}\n`);
-  const { CHROMIUM_INSTALL_HINT } = await import('./browser-pool.js');
-  if (parts.runner && !config.chromiumPath && !config.chromiumEndpoint) fail(CHROMIUM_INSTALL_HINT, 1);
+  const { CHROMIUM_INSTALL_HINT, hasChromium } = await import('./browser-pool.js');
+  if (parts.runner && !hasChromium(config)) fail(CHROMIUM_INSTALL_HINT, 1);
   if (parts.runner) (await import('./tolerated-rejections.js')).tolerateBrowserCrashAndDatabaseOutageRejections(log);
   const { startService } = await import('./service.js');
   const service = await startService(config, { ...parts, log });

@@ -13,7 +13,7 @@ import { guardFromConfig } from '../core/net/egress.js';
 import { serveMetrics, watchDatabase } from '../core/metrics.js';
 import { loadPlugins, type PluginRegistry } from '../core/registry.js';
 import { importPublicSector } from '../core/store/sites.js';
-import { browserPoolFor, CHROMIUM_INSTALL_HINT, cleanupOrphanedChromium } from './browser-pool.js';
+import { browserPoolFor, CHROMIUM_INSTALL_HINT, cleanupOrphanedChromium, hasChromium } from './browser-pool.js';
 import { startDemo, type Demo } from './demo.js';
 import { openDatabase, type Database } from './database.js';
 import { announceAddress } from './service-address.js';
@@ -46,7 +46,7 @@ export interface Service {
 
 export async function startService(config: Config, options: ServiceOptions): Promise<Service> {
   const log = options.log ?? (() => {});
-  if (options.runner && !config.chromiumPath && !config.chromiumEndpoint) throw new Error(CHROMIUM_INSTALL_HINT);
+  if (options.runner && !hasChromium(config)) throw new Error(CHROMIUM_INSTALL_HINT);
   const database = await openDatabase(config, log);
   const stops: (() => Promise<void>)[] = [];
   try {

@@ -55,7 +55,7 @@ export async function testCommand(config: Config, args: string[], fail: (message
   if (values.output === '') fail('webperf test: --output needs a file name');
   const budgets = await readBudgets('webperf test', values, fail);
   // The engine loads once the command is known to be well-formed: a refusal answers at once.
-  const [{ guardFromConfig }, { testPage, needsPageLoad }, { browserPoolFor, CHROMIUM_INSTALL_HINT }, { createRegistry }] = await Promise.all([
+  const [{ guardFromConfig }, { testPage, needsPageLoad }, { browserPoolFor, CHROMIUM_INSTALL_HINT, hasChromium }, { createRegistry }] = await Promise.all([
     import('../core/net/egress.js'),
     import('../core/engine.js'),
     import('./browser-pool.js'),
@@ -71,7 +71,7 @@ export async function testCommand(config: Config, args: string[], fail: (message
   const plugins = registry.select(ids);
   // Test types that need no page (e-mail reads DNS) run without Chromium, and without a page load.
   const pageNeeded = needsPageLoad(plugins);
-  if (pageNeeded && !config.chromiumPath && !config.chromiumEndpoint) fail(CHROMIUM_INSTALL_HINT, 1);
+  if (pageNeeded && !hasChromium(config)) fail(CHROMIUM_INSTALL_HINT, 1);
   checkBudgetsOrFail('webperf test', budgets, plugins, fail);
   // The operator names the target: its origin is allowed even on loopback or a private network;
   // anything else the page loads still passes the guard.

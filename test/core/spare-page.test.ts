@@ -12,11 +12,11 @@ import { gather } from '../../core/gather/gather.js';
 import { SparePage, openGuardedContext } from '../../core/gather/guarded-context.js';
 import { discoverPlugins, PluginRegistry } from '../../core/registry.js';
 import { queueRun } from '../../core/store/runs.js';
-import { BrowserPool } from '../../runners/browser-pool.js';
+import { BrowserPool, ConnectedBrowserPool } from '../../runners/browser-pool.js';
 import { startWorker } from '../../runners/worker.js';
 import { buildTestApi } from '../helpers/api.js';
 import { LIGHT_LOAD, testBrowserPool } from '../helpers/fixture-artifacts.js';
-import { ShareChromium, SharedChromiumPool } from '../helpers/shared-chromium.js';
+import { ShareChromium } from '../helpers/shared-chromium.js';
 import { suiteTrust, testWorld } from '../helpers/world/index.js';
 
 const world = await testWorld();
@@ -181,7 +181,7 @@ t.test("a share's Chromium (test/run.ts): lent to a file's pool, swept of what a
   t.equal(await share.lend(), endpoint, 'the same Chromium for the next file while it lives');
 
   // A file's pool connects to it (no launch of its own) and lets it run on when the file ends.
-  const lent = new SharedChromiumPool(endpoint);
+  const lent = new ConnectedBrowserPool(endpoint);
   const browser = await lent.acquire();
   t.equal(lent.launches, 0, 'nothing launched in the file');
   const left = await browser.createBrowserContext();
@@ -213,7 +213,7 @@ t.test("a share's Chromium (test/run.ts): lent to a file's pool, swept of what a
   while (running()) await new Promise((r) => setTimeout(r, 50));
   const next = await share.lend();
   t.not(next, endpoint, 'a new Chromium, at a new address');
-  const again = new SharedChromiumPool(next);
+  const again = new ConnectedBrowserPool(next);
   t.teardown(() => again.close());
   t.equal((await again.acquire()).connected, true, 'and a file connects to it');
 });

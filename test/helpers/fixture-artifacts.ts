@@ -15,8 +15,7 @@ import { gather } from '../../core/gather/gather.js';
 import { createProbes } from '../../core/net/probes.js';
 import { TargetGuard } from '../../core/net/target-guard.js';
 import type { Artifacts, Probes } from '../../core/plugin-api.js';
-import { BrowserPool } from '../../runners/browser-pool.js';
-import { SharedChromiumPool } from './shared-chromium.js';
+import { BrowserPool, ConnectedBrowserPool } from '../../runners/browser-pool.js';
 import { suiteTrust, testRecords, testResolver, testWorld, type WorldSite } from './world/index.js';
 
 /**
@@ -36,7 +35,7 @@ export function testBrowserPool(): BrowserPool {
   if (!pool) {
     // The share's Chromium when test/run.ts lends one (test/helpers/shared-chromium.ts), else one of this process's own.
     const lent = process.env.WEBPERF_TEST_CHROMIUM_WS;
-    const created = lent ? new SharedChromiumPool(lent) : new BrowserPool(findChromium(process.env.CHROMIUM_PATH), null, suiteTrust().chromiumArgs);
+    const created = lent ? new ConnectedBrowserPool(lent) : new BrowserPool(findChromium(process.env.CHROMIUM_PATH), null, suiteTrust().chromiumArgs);
     pool = created;
     tap.teardown(async () => {
       await created.close();

@@ -10,10 +10,8 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { findChromium } from '../../core/config.js';
-import { CHROMIUM_ARGS, ConnectedBrowserPool } from '../../runners/browser-pool.js';
+import { CHROMIUM_ARGS, PROTOCOL_TIMEOUT_MS } from '../../runners/browser-pool.js';
 import { suiteTrust } from './world/index.js';
-
-const PROTOCOL_TIMEOUT_MS = 120_000;
 
 /** A share's Chromium: launched on first use, launched again when it has died. */
 export class ShareChromium {
@@ -69,17 +67,6 @@ export class ShareChromium {
     child.kill('SIGTERM');
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  }
-}
-
-/**
- * The pool of a test file whose share lends it a Chromium: the service's own pool over a running
- * Chromium (WEBPERF_CHROMIUM_WS), with the suite's trust. acquire() connects to it (again after it
- * died: the share launches the next file's), close() disconnects and leaves it running.
- */
-export class SharedChromiumPool extends ConnectedBrowserPool {
-  constructor(endpoint: string) {
-    super(endpoint, suiteTrust().chromiumArgs);
   }
 }
 
