@@ -4,7 +4,9 @@
  *      plain http and on https port 443 under a name (through the guard proxy's tunnel);
  *   2. the results API: requests per second and p99 of the results endpoints vs a bare route;
  *   3. the audit: 20 pages of a fixture site vs 20 bare Lighthouse runs vs Unlighthouse;
- *   4. the bulk site import: a 4,000-row file through `webperf sites import` vs the CLI's fixed cost.
+ *   4. the bulk site import: a 4,000-row file through `webperf sites import` vs the CLI's fixed cost;
+ *   5. Lighthouse's configuration as each page load resolves it: the audits' metadata built each
+ *      time (Lighthouse's way) vs kept once per process.
  * Figures are ratios measured in the same run on the same machine; absolute times vary.
  */
 import { benchPipeline } from './pipeline.js';
@@ -12,6 +14,7 @@ import { benchApi } from './api.js';
 import { benchWebanalytics } from './webanalytics.js';
 import { benchAudit } from './audit.js';
 import { benchSiteImport } from './site-import.js';
+import { benchLighthouseConfig } from './lighthouse-config.js';
 
 const only = process.argv.slice(2);
 const want = (name: string) => only.length === 0 || only.includes(name);
@@ -37,5 +40,9 @@ if (want('audit')) {
 if (want('site-import')) {
   console.log('\n## Bulk site import (issue 22)');
   console.log(await benchSiteImport());
+}
+if (want('lighthouse-config')) {
+  console.log('\n## Lighthouse configuration per page load (issue 28)');
+  console.log(await benchLighthouseConfig());
 }
 process.exit(0);

@@ -7,7 +7,7 @@
 import t from 'tap';
 import { testPage } from '../../core/engine.js';
 import { gather, gatherNeeds } from '../../core/gather/gather.js';
-import { hostBenchmarkIndex } from '../../core/gather/lighthouse-modules.js';
+import { hostBenchmarkIndex, keepMeta } from '../../core/gather/lighthouse-modules.js';
 import { loadPlugins } from '../../core/registry.js';
 import { testBrowserPool } from '../helpers/fixture-artifacts.js';
 import { startWorld } from '../helpers/world/index.js';
@@ -27,6 +27,8 @@ const site = await world.site('latt.test', {
 const guard = world.guard();
 const registry = await loadPlugins({ external: [] });
 
+let fullLoad: Awaited<ReturnType<typeof gather>> | null = null;
+
 t.test('which loads need Lighthouse and axe', async (t) => {
   t.strictSame(gatherNeeds(registry.select([21, 22, 24, 25, 26, 29])), { lighthouse: false, axe: false });
   t.strictSame(gatherNeeds(registry.select([18, 21])), { lighthouse: false, axe: true });
@@ -37,6 +39,7 @@ t.test('which loads need Lighthouse and axe', async (t) => {
 t.test('a light load reads what a full one does, without the trace, the categories and axe', async (t) => {
   const browser = await testBrowserPool().acquire();
   const full = await gather(site.url, { browser, guard });
+  fullLoad = full;
   const light = await gather(site.url, { browser, guard, needs: { lighthouse: false, axe: false } });
   t.ok(full.lighthouse && full.axe, 'the full load has Lighthouse and axe');
   t.strictSame([light.lighthouse, light.axe], [null, null], 'the light one neither');
@@ -80,4 +83,29 @@ t.test('the host is benchmarked at the first page load of a process, and later l
   t.equal(await page.evaluate(`(${pageFunctions.computeBenchmarkIndex.toString()})()`), measured, 'in the page it gives the measured figure, without running the benchmark');
   await gather(site.url, { browser: await testBrowserPool().acquire(), guard, needs: { lighthouse: false, axe: false } });
   t.equal(hostBenchmarkIndex(), measured, 'a later load does not measure again');
+});
+
+t.test("each audit's metadata is built once per process, and the reports keep both languages", async (t) => {
+  // The loads above resolved Lighthouse's configuration: its audits give one frozen object.
+  const { default: IsOnHttps } = (await import('lighthouse/core/audits/is-on-https.js')) as unknown as { default: { meta: any } };
+  const meta = IsOnHttps.meta;
+  t.equal(IsOnHttps.meta, meta, 'the same object at each read');
+  t.ok(Object.isFrozen(meta) && Object.isFrozen(meta.title) && Object.isFrozen(meta.requiredArtifacts), 'frozen through');
+  t.strictSame([meta.id, meta.title.formattedDefault], ['is-on-https', 'Uses HTTPS'], 'the metadata Lighthouse builds');
+  // A full load's report of the same audit, in English and Swedish (Lighthouse's own Swedish).
+  t.strictSame(fullLoad?.lighthouse?.audits['is-on-https']?.title, { en: 'Uses HTTPS', sv: 'Använder HTTPS' });
+  // keepMeta itself: the getter runs once, and a class already kept is left as it is.
+  let built = 0;
+  class Audit {
+    static get meta() {
+      built++;
+      return { id: 'x', requiredArtifacts: ['URL'] };
+    }
+  }
+  keepMeta(Audit);
+  keepMeta(Audit);
+  t.strictSame([Audit.meta, Audit.meta.requiredArtifacts === Audit.meta.requiredArtifacts, built], [{ id: 'x', requiredArtifacts: ['URL'] }, true, 1]);
+  t.throws(() => {
+    (Audit.meta as { id: string }).id = 'y';
+  }, TypeError, 'a write to the kept metadata throws');
 });
