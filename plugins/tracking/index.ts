@@ -25,7 +25,7 @@ import { cookieHost, sameSite } from '../../core/gather/site.js';
 import { definePlugin, type CookieRecord, type Finding } from '../../core/plugin-api.js';
 import { issueRatings, round } from '../../core/rating.js';
 import { analyticsToolOf } from './analytics-cookies.js';
-import { cookieKey, declaredCookies } from './set-cookie.js';
+import { cookieKey, declaredCookies } from '../../core/gather/set-cookie.js';
 import { STRINGS } from './strings.js';
 
 const DAY_S = 86_400;
