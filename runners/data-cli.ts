@@ -80,7 +80,7 @@ export class SidecarNotWritten<M = RetireMeta> extends Error {
 type Fail = (message: string, code?: number) => never;
 
 /** One GET through the guard, certificate verified, ended at `deadline` (epoch ms); the body, or a redirect's target. */
-function getOnce(guard: TargetGuard, url: URL, deadline: number, late: () => Error): Promise<{ status: number; location?: string; body: Buffer }> {
+function getOnce(guard: TargetGuard, url: URL, deadline: number, late: () => Error, accept: string): Promise<{ status: number; location?: string; body: Buffer }> {
   return new Promise<{ status: number; location?: string; body: Buffer }>((settle, fail) => {
     const timer = setTimeout(() => {
       const err = late();
@@ -101,7 +101,7 @@ function getOnce(guard: TargetGuard, url: URL, deadline: number, late: () => Err
       {
         method: 'GET',
         lookup: guard.lookupFor(url) as any,
-        headers: { 'user-agent': 'webperf data refresh', accept: 'application/json' },
+        headers: { 'user-agent': 'webperf data refresh', accept },
         timeout: TIMEOUT_MS,
         agent: false,
         ...(url.protocol === 'https:' ? { secureContext: guard.trust.secureContext(), rejectUnauthorized: true } : {}),
@@ -130,7 +130,7 @@ function getOnce(guard: TargetGuard, url: URL, deadline: number, late: () => Err
 }
 
 /** GET with redirects, every hop through the guard and over https, all of it within deadlineMs. */
-async function download(guard: TargetGuard, raw: string, deadlineMs: number): Promise<Buffer> {
+async function download(guard: TargetGuard, raw: string, deadlineMs: number, accept = 'application/json'): Promise<Buffer> {
   const deadline = Date.now() + deadlineMs;
   const late = () => new Error(`the download did not finish within ${deadlineMs / 1000} s`);
   let current = raw;
@@ -138,7 +138,7 @@ async function download(guard: TargetGuard, raw: string, deadlineMs: number): Pr
     const url = await guard.assertUrl(current);
     if (url.protocol !== 'https:') throw new Error(`${current} is not https`);
     if (Date.now() >= deadline) throw late();
-    const res = await getOnce(guard, url, deadline, late);
+    const res = await getOnce(guard, url, deadline, late, accept);
     if (res.location) {
       current = new URL(res.location, url).href;
       continue;
@@ -230,7 +230,7 @@ export async function refreshTrackers(config: Config, options: { from: string; o
     import('../core/trackers.js'),
   ]);
   const guard = guardFromConfig(config);
-  const body = await download(guard, options.from, options.deadlineMs ?? DOWNLOAD_DEADLINE_MS);
+  const body = await download(guard, options.from, options.deadlineMs ?? DOWNLOAD_DEADLINE_MS, 'text/plain');
   const { domains, modified } = parseTrackerList(body.toString('utf8'));
   const stored = trackerListText(compactTrackerList(domains));
   const now = options.now ?? new Date();
