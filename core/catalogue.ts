@@ -98,9 +98,6 @@ export const STATIC_TEST_TYPES: readonly StaticTestType[] = [
     sv: 'Integritet & Säkerhet (Webbkoll)', en: 'Integrity & Security (Webbkoll)', da: 'Privatlivsbeskyttelse og sikkerhed',
     no: 'Personvern og sikkerhet', fi: 'Tietosuoja ja turvallisuus', is: 'Persónuvernd og öryggi',
   }),
-  entry(31, true, ['infosec'], {
-    sv: 'Integritet (Webbkoll)', en: 'Privacy (Webbkoll)', da: 'Privatliv', no: 'Personvern', fi: 'Yksityisyys', is: 'Persónuvernd',
-  }),
 ];
 
 /** The note the API puts in `meta`: which texts are machine-translated. */

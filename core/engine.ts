@@ -73,6 +73,8 @@ export function emptyArtifacts(url: string, fields: Partial<Artifacts> = {}): Ar
     lighthouse: null,
     stylesheets: [],
     scripts: [],
+    subresourceLinks: [],
+    referrerMetas: [],
     ...fields,
   };
 }

@@ -48,6 +48,16 @@ export interface NetworkRecord {
   /** Bytes of the body after decoding (what a HAR calls content.size); 0 when none arrived. */
   resourceSize: number;
   failed: boolean;
+  /**
+   * Chromium's mixed-content verdict on a request an https page made to an http URL: 'blockable'
+   * (a script, stylesheet or frame, which it refuses) or 'optionally-blockable' (an image or media,
+   * which it upgrades to https). Absent on any other request.
+   */
+  mixedContent?: 'blockable' | 'optionally-blockable';
+  /** Why Chromium refused the request itself (e.g. 'mixed-content'), as its protocol says; absent when it did not. */
+  blockedReason?: string;
+  /** The TLS version the response came over, as Chromium names it ('TLS 1.3'); absent without TLS. */
+  tlsProtocol?: string;
 }
 
 /** A cookie present in the browser after the page load. */
@@ -110,6 +120,15 @@ export interface LighthouseArtifact {
   auditRefs: Record<string, { id: string; weight: number }[]>;
 }
 
+/** A script or stylesheet the rendered page links to, with its Subresource Integrity attribute. */
+export interface SubresourceLink {
+  kind: 'script' | 'stylesheet';
+  /** The src or href resolved against the document's base URL. */
+  url: string;
+  /** The integrity attribute as written; null when the element has none. */
+  integrity: string | null;
+}
+
 export interface TextResource {
   url: string;
   content: string;
@@ -137,6 +156,10 @@ export interface Artifacts {
   stylesheets: TextResource[];
   /** Every script the page ran (external and inline), with its text. */
   scripts: TextResource[];
+  /** `<script src>` and `<link rel=stylesheet href>` elements of the rendered page, in document order. */
+  subresourceLinks: SubresourceLink[];
+  /** The content of every `<meta name="referrer">` of the rendered page, in document order. */
+  referrerMetas: string[];
 }
 
 export interface ProbeResponse {

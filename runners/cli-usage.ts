@@ -29,5 +29,7 @@ ${AUDIT_USAGE}
   sites ... | levels ... | categories ... | keys ... | users ...   operator commands (webperf users --help)
   data refresh-retire [--from URL] [--out FILE]
                                      download and check RetireJS's vulnerability data for the software test
+  data refresh-trackers [--from URL] [--out FILE]
+                                     download and check the tracking list of the privacy and tracking tests
 
 ${BUDGET_USAGE}`;

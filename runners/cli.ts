@@ -11,6 +11,8 @@
  *                                 crawl and test a site, no database, with a progress bar; write the summaries
  *   webperf data refresh-retire [--from URL] [--out FILE]
  *                                 refresh the software test's RetireJS data (runners/data-cli.ts)
+ *   webperf data refresh-trackers [--from URL] [--out FILE]
+ *                                 refresh the tracking list of the privacy and tracking tests (runners/data-cli.ts)
  */
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../core/config.js';

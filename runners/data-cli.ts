@@ -2,8 +2,14 @@
  * Operator commands over the vendored data plugins read.
  *
  *   webperf data refresh-retire [--from URL] [--out FILE]
+ *   webperf data refresh-trackers [--from URL] [--out FILE]
  *
- * Downloads RetireJS's repository of JavaScript libraries and their vulnerabilities (the software
+ * refresh-trackers downloads The Block List Project's tracking list (core/data/
+ * blocklistproject-tracking-nl.txt, read by core/trackers.ts for types 31 and 23) the same way,
+ * through the same guard, deadline and size cap, checks that it is a list of domains, and replaces
+ * the stored copy (compacted, core/data/README.md) and its sidecar by the same two renames.
+ *
+ * refresh-retire downloads RetireJS's repository of JavaScript libraries and their vulnerabilities (the software
  * plugin's data/jsrepository-v4.json) through the service's target guard, as every request the
  * service makes on its own goes (WEBPERF_DNS_SERVERS, WEBPERF_ALLOW_TARGETS, WEBPERF_EXTRA_CA_CERTS;
  * private addresses refused), over https with the certificate verified. The answer must be a
@@ -30,10 +36,13 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '../core/config.js';
 import type { TargetGuard } from '../core/net/target-guard.js';
+import type { TrackerListMeta } from '../core/trackers.js';
 import type { RetireMeta } from '../plugins/software/retire-data.js';
 
 /** The default source, as plugins/software/retire-data.ts names it (kept here so that --help loads nothing). */
 const DEFAULT_FROM = 'https://raw.githubusercontent.com/RetireJS/retire.js/master/repository/jsrepository-v4.json';
+/** The tracking list's default source, as core/trackers.ts names it. */
+const DEFAULT_TRACKERS_FROM = 'https://blocklistproject.github.io/Lists/alt-version/tracking-nl.txt';
 
 export const DATA_USAGE = `Usage:
   webperf data refresh-retire [--from URL] [--out FILE]
@@ -41,7 +50,12 @@ export const DATA_USAGE = `Usage:
       and replace the software test's copy (and its .meta.json); prints the new date
       --from   an https URL (default ${DEFAULT_FROM})
       --out    the file to replace (default plugins/software/data/jsrepository-v4.json)
-      the download must end within 180 s and 20 MB
+  webperf data refresh-trackers [--from URL] [--out FILE]
+      download The Block List Project's list of tracking domains, check it and replace the copy
+      the privacy and tracking tests read (and its .meta.json); prints the new date
+      --from   an https URL (default ${DEFAULT_TRACKERS_FROM})
+      --out    the file to replace (default core/data/blocklistproject-tracking-nl.txt)
+  each download must end within 180 s and 20 MB
 `;
 
 const MAX_BYTES = 20_000_000;
@@ -52,9 +66,9 @@ export const DOWNLOAD_DEADLINE_MS = 180_000;
 const MAX_REDIRECTS = 5;
 
 /** The data file was replaced, but its sidecar could not be: not "nothing was written". */
-export class SidecarNotWritten extends Error {
+export class SidecarNotWritten<M = RetireMeta> extends Error {
   constructor(
-    readonly meta: RetireMeta,
+    readonly meta: M,
     readonly metaFile: string,
     readonly cause: unknown,
   ) {
@@ -66,7 +80,7 @@ export class SidecarNotWritten extends Error {
 type Fail = (message: string, code?: number) => never;
 
 /** One GET through the guard, certificate verified, ended at `deadline` (epoch ms); the body, or a redirect's target. */
-function getOnce(guard: TargetGuard, url: URL, deadline: number, late: () => Error): Promise<{ status: number; location?: string; body: Buffer }> {
+function getOnce(guard: TargetGuard, url: URL, deadline: number, late: () => Error, accept: string): Promise<{ status: number; location?: string; body: Buffer }> {
   return new Promise<{ status: number; location?: string; body: Buffer }>((settle, fail) => {
     const timer = setTimeout(() => {
       const err = late();
@@ -87,7 +101,7 @@ function getOnce(guard: TargetGuard, url: URL, deadline: number, late: () => Err
       {
         method: 'GET',
         lookup: guard.lookupFor(url) as any,
-        headers: { 'user-agent': 'webperf data refresh', accept: 'application/json' },
+        headers: { 'user-agent': 'webperf data refresh', accept },
         timeout: TIMEOUT_MS,
         agent: false,
         ...(url.protocol === 'https:' ? { secureContext: guard.trust.secureContext(), rejectUnauthorized: true } : {}),
@@ -116,7 +130,7 @@ function getOnce(guard: TargetGuard, url: URL, deadline: number, late: () => Err
 }
 
 /** GET with redirects, every hop through the guard and over https, all of it within deadlineMs. */
-async function download(guard: TargetGuard, raw: string, deadlineMs: number): Promise<Buffer> {
+async function download(guard: TargetGuard, raw: string, deadlineMs: number, accept = 'application/json'): Promise<Buffer> {
   const deadline = Date.now() + deadlineMs;
   const late = () => new Error(`the download did not finish within ${deadlineMs / 1000} s`);
   let current = raw;
@@ -124,7 +138,7 @@ async function download(guard: TargetGuard, raw: string, deadlineMs: number): Pr
     const url = await guard.assertUrl(current);
     if (url.protocol !== 'https:') throw new Error(`${current} is not https`);
     if (Date.now() >= deadline) throw late();
-    const res = await getOnce(guard, url, deadline, late);
+    const res = await getOnce(guard, url, deadline, late, accept);
     if (res.location) {
       current = new URL(res.location, url).href;
       continue;
@@ -177,22 +191,60 @@ export async function refreshRetire(config: Config, options: { from: string; out
     vulnerabilities: counts.vulnerabilities,
     licence: 'Apache-2.0 (RetireJS, Erlend Oftedal and contributors)',
   };
-  const metaFile = metaFileOf(options.out);
+  const previous = await replaceWithSidecar(options.out, metaFileOf(options.out), body, meta, now);
+  return { meta, previous };
+}
+
+/**
+ * Writes `data` and its sidecar beside the old files, then renames the data over `out`, then the
+ * sidecar over `metaFile`; the sidecar's previous date. Rejects with SidecarNotWritten when only
+ * the data was replaced.
+ */
+async function replaceWithSidecar<M extends object>(out: string, metaFile: string, data: string | Buffer, meta: M, now: Date): Promise<string | null> {
   const previous = await previousDate(metaFile);
   // Both written in full beside the old ones first; then data, then sidecar, each by one rename.
   const suffix = `.${process.pid}.tmp`;
   try {
-    await writeFile(options.out + suffix, body);
+    await writeFile(out + suffix, data);
     await writeFile(metaFile + suffix, `${JSON.stringify({ ...meta, fetched_at: now.toISOString() }, null, 1)}\n`);
-    await rename(options.out + suffix, options.out);
+    await rename(out + suffix, out);
     try {
       await rename(metaFile + suffix, metaFile);
     } catch (err) {
       throw new SidecarNotWritten(meta, metaFile, err);
     }
   } finally {
-    await Promise.all([rm(options.out + suffix, { force: true }), rm(metaFile + suffix, { force: true })]);
+    await Promise.all([rm(out + suffix, { force: true }), rm(metaFile + suffix, { force: true })]);
   }
+  return previous;
+}
+
+/**
+ * Downloads The Block List Project's tracking list, checks it, and replaces `out` (compacted) and
+ * its sidecar. Rejects with SidecarNotWritten when the list was replaced but the sidecar was not;
+ * with any other error, nothing was replaced.
+ */
+export async function refreshTrackers(config: Config, options: { from: string; out: string; now?: Date; deadlineMs?: number }): Promise<{ meta: TrackerListMeta; previous: string | null }> {
+  const [{ guardFromConfig }, { compactTrackerList, parseTrackerList, sha256, trackerListText, trackerMetaFileOf, TRACKER_LIST_LICENCE }] = await Promise.all([
+    import('../core/net/egress.js'),
+    import('../core/trackers.js'),
+  ]);
+  const guard = guardFromConfig(config);
+  const body = await download(guard, options.from, options.deadlineMs ?? DOWNLOAD_DEADLINE_MS, 'text/plain');
+  const { domains, modified } = parseTrackerList(body.toString('utf8'));
+  const stored = trackerListText(compactTrackerList(domains));
+  const now = options.now ?? new Date();
+  const meta: TrackerListMeta = {
+    source_url: options.from,
+    date: now.toISOString().slice(0, 10),
+    ...(modified ? { list_modified: modified } : {}),
+    source_sha256: sha256(body),
+    source_entries: domains.length,
+    sha256: sha256(stored),
+    domains: stored.split('\n').length - 1,
+    licence: TRACKER_LIST_LICENCE,
+  };
+  const previous = await replaceWithSidecar(options.out, trackerMetaFileOf(options.out), stored, meta, now);
   return { meta, previous };
 }
 
@@ -202,21 +254,22 @@ export async function dataCommand(config: Config, args: string[], fail: Fail): P
     process.stdout.write(DATA_USAGE);
     return;
   }
-  if (sub !== 'refresh-retire') fail(`webperf data: unknown command "${sub}"\n${DATA_USAGE}`);
+  if (sub !== 'refresh-retire' && sub !== 'refresh-trackers') fail(`webperf data: unknown command "${sub}"\n${DATA_USAGE}`);
   let values: { from?: string; out?: string };
   try {
     ({ values } = parseArgs({ args: rest, options: { from: { type: 'string' }, out: { type: 'string' } }, strict: true, allowPositionals: false }));
   } catch (err) {
-    fail(`webperf data refresh-retire: ${(err as Error).message}\n${DATA_USAGE}`);
+    fail(`webperf data ${sub}: ${(err as Error).message}\n${DATA_USAGE}`);
   }
-  const from = values.from ?? DEFAULT_FROM;
+  const from = values.from ?? (sub === 'refresh-retire' ? DEFAULT_FROM : DEFAULT_TRACKERS_FROM);
   let fromUrl: URL | null = null;
   try {
     fromUrl = new URL(from);
   } catch {
     /* refused below */
   }
-  if (!fromUrl || fromUrl.protocol !== 'https:') fail(`webperf data refresh-retire: --from must be an https URL, got "${from}"`);
+  if (!fromUrl || fromUrl.protocol !== 'https:') fail(`webperf data ${sub}: --from must be an https URL, got "${from}"`);
+  if (sub === 'refresh-trackers') return trackersCommand(config, from, values.out, fail);
   const out = path.resolve(values.out ?? (await import('../plugins/software/retire-data.js')).RETIRE_REPOSITORY_FILE);
   try {
     const { meta, previous } = await refreshRetire(config, { from, out });
@@ -233,5 +286,26 @@ export async function dataCommand(config: Config, args: string[], fail: Fail): P
       );
     }
     fail(`webperf data refresh-retire: ${err instanceof Error ? err.message : String(err)}; nothing was written`, 1);
+  }
+}
+
+async function trackersCommand(config: Config, from: string, outArg: string | undefined, fail: Fail): Promise<void> {
+  const out = path.resolve(outArg ?? (await import('../core/trackers.js')).TRACKER_LIST_FILE);
+  try {
+    const { meta, previous } = await refreshTrackers(config, { from, out });
+    process.stdout.write(
+      `${path.basename(out)}: ${meta.domains} domains (${meta.source_entries} listed), dated ${meta.date}` +
+        `${previous ? ` (was ${previous})` : ''}, from ${from}\n`,
+    );
+  } catch (err) {
+    if (err instanceof SidecarNotWritten) {
+      const meta = err.meta as TrackerListMeta;
+      fail(
+        `webperf data refresh-trackers: ${path.basename(out)} was replaced (${meta.domains} domains, from ${from}), ` +
+          `but ${path.basename(err.metaFile)} could not be: ${err.message}. Until it is, the privacy test dates the list by the file's own time; run the command again.`,
+        1,
+      );
+    }
+    fail(`webperf data refresh-trackers: ${err instanceof Error ? err.message : String(err)}; nothing was written`, 1);
   }
 }

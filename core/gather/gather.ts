@@ -16,7 +16,7 @@ import { lighthouseModules, rememberBenchmarkIndex, type LighthouseModules } fro
 import { createProbes } from '../net/probes.js';
 import { untilAborted } from '../abort.js';
 import { runAxe } from './axe.js';
-import { EXTRACT_PAGE, type extractInline, type extractTexts } from './page-extract.js';
+import { EXTRACT_PAGE, type extractInline, type extractLinks, type extractTexts } from './page-extract.js';
 import { cookieHost, sameSite } from './site.js';
 import type { Laps, PhaseTimes } from '../phase-times.js';
 import { openGuardedPage, remoteAddressesFromProxy, type GuardedPage, type SparePage } from './guarded-context.js';
@@ -249,12 +249,12 @@ async function readLoadedPage(page: Page, loadedUrl: string, options: GatherOpti
   options.onPhase?.('axe');
   const axe = options.needs?.axe === false ? null : await step('  in page: axe', () => retryOnContextLoss(() => runAxe(page)).catch(() => null));
   options.onPhase?.('extract');
-  const { texts, inline } = await step('  in page: text', () => retryOnContextLoss(
-    () => page.evaluate(EXTRACT_PAGE) as Promise<{ texts: ReturnType<typeof extractTexts>; inline: ReturnType<typeof extractInline> }>,
+  const { texts, inline, links } = await step('  in page: text', () => retryOnContextLoss(
+    () => page.evaluate(EXTRACT_PAGE) as Promise<{ texts: ReturnType<typeof extractTexts>; inline: ReturnType<typeof extractInline>; links: ReturnType<typeof extractLinks> }>,
   ));
   const cookies = await step('  in page: cookies', () => cookiesOf(page, new URL(loadedUrl).hostname));
   if (options.afterLoad) await step('  in page: links', () => retryOnContextLoss(() => options.afterLoad!(page)));
-  return { axe, texts, inline, cookies };
+  return { axe, texts, inline, links, cookies };
 }
 
 /** The HTML the browser shows after a failed load: '' for its own error page, or when it cannot be read. */
@@ -351,7 +351,7 @@ async function gatherIn({ page, proxy }: GuardedPage, url: string, options: Gath
     throw new WebperfError('TARGET_UNREACHABLE', `Lighthouse returned no result for ${url}`);
   }
   const { lhr } = result as any;
-  const { axe, texts, inline, cookies } = inPage;
+  const { axe, texts, inline, links, cookies } = inPage;
   const finalUrl: string = lhr.finalDisplayedUrl ?? lhr.finalUrl ?? url;
   const mainRecord = network.find((r) => r.resourceType === 'Document' && r.url === (lh.URL?.mainDocumentUrl ?? finalUrl))
     ?? network.find((r) => r.resourceType === 'Document');
@@ -395,5 +395,7 @@ async function gatherIn({ page, proxy }: GuardedPage, url: string, options: Gath
     lighthouse: lighthouseArtifact,
     stylesheets,
     scripts,
+    subresourceLinks: links.subresourceLinks,
+    referrerMetas: links.referrerMetas,
   };
 }

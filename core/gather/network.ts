@@ -50,6 +50,8 @@ export function networkFromDevtoolsLog(log: readonly RawEvent[]): NetworkRecord[
       resourceSize: 0,
       failed: false,
     };
+    const mixed = p.request.mixedContentType;
+    if (mixed === 'blockable' || mixed === 'optionally-blockable') rec.mixedContent = mixed;
     byId.set(requestId, rec);
     records.push(rec);
     return rec;
@@ -62,6 +64,7 @@ export function networkFromDevtoolsLog(log: readonly RawEvent[]): NetworkRecord[
     rec.protocol = response.protocol ?? '';
     rec.responseHeaders = lower(response.headers);
     if (rec.setCookies.length === 0) rec.setCookies = splitSetCookie(response.headers);
+    if (typeof response.securityDetails?.protocol === 'string') rec.tlsProtocol = response.securityDetails.protocol;
   };
 
   for (const event of log) {
@@ -106,7 +109,10 @@ export function networkFromDevtoolsLog(log: readonly RawEvent[]): NetworkRecord[
       }
       case 'Network.loadingFailed': {
         const rec = byId.get(p.requestId);
-        if (rec) rec.failed = true;
+        if (rec) {
+          rec.failed = true;
+          if (typeof p.blockedReason === 'string') rec.blockedReason = p.blockedReason;
+        }
         break;
       }
     }

@@ -31,5 +31,23 @@ export function extractInline(): { styles: string[]; scripts: string[] } {
   };
 }
 
-/** Both, as one expression for a single evaluation in the page (one round trip). */
-export const EXTRACT_PAGE = `({ texts: (${extractTexts.toString()})(), inline: (${extractInline.toString()})() })`;
+/**
+ * What the rendered document links and declares for privacy (type 31): every `<script src>` and
+ * `<link rel=stylesheet href>` with its integrity attribute (URLs as the DOM resolves them), and the
+ * content of every `<meta name=referrer>`. The rendered DOM, not the served HTML: elements a script
+ * inserted load as well.
+ */
+export function extractLinks(): { subresourceLinks: { kind: 'script' | 'stylesheet'; url: string; integrity: string | null }[]; referrerMetas: string[] } {
+  const subresourceLinks: { kind: 'script' | 'stylesheet'; url: string; integrity: string | null }[] = [];
+  document.querySelectorAll('script[src], link[href]').forEach((el) => {
+    if (el instanceof HTMLScriptElement) subresourceLinks.push({ kind: 'script', url: el.src, integrity: el.getAttribute('integrity') });
+    else if (el instanceof HTMLLinkElement && el.relList.contains('stylesheet')) subresourceLinks.push({ kind: 'stylesheet', url: el.href, integrity: el.getAttribute('integrity') });
+  });
+  const referrerMetas = Array.from(document.querySelectorAll('meta[name]'))
+    .filter((m) => (m.getAttribute('name') ?? '').trim().toLowerCase() === 'referrer')
+    .map((m) => m.getAttribute('content') ?? '');
+  return { subresourceLinks: subresourceLinks.slice(0, 2000), referrerMetas: referrerMetas.slice(0, 100) };
+}
+
+/** All three, as one expression for a single evaluation in the page (one round trip). */
+export const EXTRACT_PAGE = `({ texts: (${extractTexts.toString()})(), inline: (${extractInline.toString()})(), links: (${extractLinks.toString()})() })`;

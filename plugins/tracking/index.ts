@@ -14,18 +14,21 @@
  *   cookie-samesite-missing           warning  no SameSite attribute
  *   cookie-samesite-none              warning  SameSite=None
  *   cookie-long-lifetime              warning  the site asks for more than 365 days
+ * Third-party hosts under a domain of The Block List Project's tracking list (core/trackers.ts) are
+ * listed in the data (`known_trackers`) but not rated here; the privacy test (31) rates them.
  * Lifetimes are those the site declared in Set-Cookie (Max-Age before Expires) when the network
  * log has it, else the cookie jar's (which Chromium caps at 400 days). Third-party cookies that
  * the browser refused to store (Chromium blocks them by default) are read from their Set-Cookie
  * lines, so a site is judged on what it tries to set, not on this browser's settings.
  */
 import { analyticsOfPage } from '../../core/analytics.js';
+import { loadTrackerList, trackerDomainOf } from '../../core/trackers.js';
 import { meta } from './meta.js';
 import { cookieHost, sameSite } from '../../core/gather/site.js';
 import { definePlugin, type CookieRecord, type Finding } from '../../core/plugin-api.js';
 import { issueRatings, round } from '../../core/rating.js';
 import { analyticsToolOf } from './analytics-cookies.js';
-import { cookieKey, declaredCookies } from './set-cookie.js';
+import { cookieKey, declaredCookies } from '../../core/gather/set-cookie.js';
 import { STRINGS } from './strings.js';
 
 const DAY_S = 86_400;
@@ -73,6 +76,11 @@ export default definePlugin({
     const pageHost = new URL(artifacts.finalUrl || artifacts.mainDocument.url).hostname.replace(/^\[|\]$/g, '');
     const hosts = thirdPartyHosts(artifacts.network.map((r) => r.url), pageHost);
     const totalThirdParty = hosts.reduce((sum, h) => sum + h.requests, 0);
+    const trackerList = loadTrackerList().domains;
+    const knownTrackers = hosts.flatMap(({ host }) => {
+      const listed = trackerDomainOf(host, trackerList);
+      return listed ? [{ host, listed }] : [];
+    });
 
     // Tools the page shows by URL or code tell shared cookies apart (_pk_id: Matomo or Piwik PRO).
     const present = analyticsOfPage(artifacts).filter((d) => d.evidence.some((e) => e.kind !== 'cookie')).map((d) => d.tool);
@@ -168,6 +176,8 @@ export default definePlugin({
       data: {
         url: artifacts.finalUrl,
         third_party: { hosts, total: totalThirdParty },
+        // Listed only, not rated: the privacy test (31) rates them from the same list.
+        known_trackers: knownTrackers,
         cookies,
         analytics_cookies: analytics.map((c) => ({ name: c.name, tool: c.analytics_tool })),
         findings: findings.map((f) => ({ rule: f.rule, severity: f.severity, count: f.count ?? 1, details: { concerns: concerns.get(f.rule) ?? [] } })),

@@ -1,6 +1,6 @@
 /**
  * The rest of the webperf.se catalogue end to end (issue 23): energy efficiency (22), e-mail (24),
- * software (25), accessibility statement (26) and JS lint (29) ordered through the API, run by a
+ * software (25), accessibility statement (26), JS lint (29) and privacy (31, issue 29 §3) ordered through the API, run by a
  * real graphile-worker runner with a real Chromium and Lighthouse on one page load of a
  * municipality's website served as real ones are (https://www.kommun.test/ on port 443, its names,
  * MX, SPF, DMARC, MTA-STS and TLS-RPT records answered by the test world's DNS server), and the
@@ -22,6 +22,10 @@
  *   days before the run: no deduction → a11y 100 → 5.00.
  * - 29: the inline script calls eval(): no-eval deducts 10 from infosec (90 → 4.50); no debugger
  *   statement (webstandard 100 → 5.00); overall mean(90, 100) / 20 = 4.75.
+ * - 31: https with TLS 1.3 and nothing insecure (HTTPS 5), no Referrer-Policy (3), no cookies (5),
+ *   no third party (5), headers 5 − 1.5 (no HSTS) − 0.5 (no nosniff) − 0.5 (no X-Frame-Options or
+ *   frame-ancestors) = 2.5, no third-party script (SRI 5): (5 + 3 + 5 + 5 + 2.5 + 5) / 6 = 4.25,
+ *   infosec 4.25.
  */
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -37,7 +41,7 @@ import { runEnded, startTestRunner } from '../helpers/runner.js';
 import { startWorld } from '../helpers/world/index.js';
 
 const RUN_WAIT_MS = 150_000;
-const NEW_TYPES = [22, 24, 25, 26, 29];
+const NEW_TYPES = [22, 24, 25, 26, 29, 31];
 const DAY_MS = 86_400_000;
 const MONTHS_SV = ['januari', 'februari', 'mars', 'april', 'maj', 'juni', 'juli', 'augusti', 'september', 'oktober', 'november', 'december'];
 
@@ -89,7 +93,7 @@ const POLICY = 'version: STSv1\r\nmode: enforce\r\nmx: mx1.kommun.test\r\nmx: mx
 
 interface Served { path: string; browser: boolean; bytes: number }
 
-t.test('types 22, 24, 25, 26 and 29 through the API, a real runner and the pages', async (t) => {
+t.test('types 22, 24, 25, 26, 29 and 31 through the API, a real runner and the pages', async (t) => {
   const world = await startWorld(t);
   const served: Served[] = [];
   const site = await world.site('www.kommun.test', {
@@ -153,12 +157,12 @@ t.test('types 22, 24, 25, 26 and 29 through the API, a real runner and the pages
 
   await startTestRunner(t, { db, connectionString: api.url, registry, guard });
 
-  t.strictSame(registry.select(null).map((p) => p.meta.id), [2, 9, 18, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 100, 101], 'fifteen active test types');
+  t.strictSame(registry.select(null).map((p) => p.meta.id), [2, 9, 18, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 100, 101], 'sixteen active test types');
   const tests = (await app.inject({ method: 'GET', url: '/v1/tests' })).json().tests as { id: number; active: boolean; available: boolean; categories: string[] }[];
   t.strictSame(
     tests.filter((x) => NEW_TYPES.includes(x.id)).map((x) => [x.id, x.active, x.available, x.categories]),
-    [[22, true, true, []], [24, true, true, ['infosec', 'webstandard']], [25, true, true, ['infosec', 'a11y']], [26, true, true, ['a11y']], [29, true, true, ['infosec', 'webstandard']]],
-    '/v1/tests lists the five as active and available, with the categories they rate',
+    [[22, true, true, []], [24, true, true, ['infosec', 'webstandard']], [25, true, true, ['infosec', 'a11y']], [26, true, true, ['a11y']], [29, true, true, ['infosec', 'webstandard']], [31, true, true, ['infosec']]],
+    '/v1/tests lists the six as active and available, with the categories they rate',
   );
 
   const expected: Record<number, { rating: number; a11y: number | null; sec: number | null; stand: number | null }> = {
@@ -167,18 +171,19 @@ t.test('types 22, 24, 25, 26 and 29 through the API, a real runner and the pages
     25: { rating: 4.98, a11y: 5, sec: 4.98, stand: null },
     26: { rating: 5, a11y: 5, sec: null, stand: null },
     29: { rating: 4.75, a11y: null, sec: 4.5, stand: 5 },
+    31: { rating: 4.25, a11y: null, sec: 4.25, stand: null },
   };
   const ratingsOf = (rows: { type_of_test: number; rating: number; rating_a11y: number | null; rating_infosec: number | null; rating_webstandard: number | null }[]) =>
     Object.fromEntries(rows.map((r) => [r.type_of_test, { rating: r.rating, a11y: r.rating_a11y, sec: r.rating_infosec, stand: r.rating_webstandard }]));
 
   let runId = 0;
-  await t.test('POST /retest/ with testnums [22,24,25,26,29]: one page load, five results, public', async (t) => {
+  await t.test('POST /retest/ with testnums [22,24,25,26,29,31]: one page load, six results, public', async (t) => {
     const res = await app.inject({ method: 'POST', url: '/retest/', headers: { ...headers, testnums: JSON.stringify(NEW_TYPES) } });
     t.equal(res.statusCode, 200, res.body);
     runId = res.json().run_id;
     t.strictSame(await runDone(db, runId), { status: 'done', error: null });
     const results = await db.selectFrom('test_results').selectAll().where('run_id', '=', runId).orderBy('type_of_test').execute();
-    t.strictSame(results.map((r) => [r.type_of_test, r.error]), NEW_TYPES.map((id) => [id, null]), 'the five ran, none failed');
+    t.strictSame(results.map((r) => [r.type_of_test, r.error]), NEW_TYPES.map((id) => [id, null]), 'the six ran, none failed');
     t.strictSame(ratingsOf(results), expected, 'each rated as worked out above');
     t.ok(results.every((r) => !r.private && r.url === site.url));
     const data = Object.fromEntries(results.map((r) => [r.type_of_test, r.json_check_data as Record<string, any>]));
@@ -197,32 +202,37 @@ t.test('types 22, 24, 25, 26 and 29 through the API, a real runner and the pages
     t.ok(served.some((s) => !s.browser && s.path === '/om-webbplatsen/tillganglighetsredogorelse/'), '26: the statement was read by a probe, not by Chromium');
     // 29: the inline script's eval, by name and line.
     t.strictSame((data[29].places as { script: string; line: number; rule: string }[]).map((p) => [p.script, p.line, p.rule]), [['inline script 1 on https://www.kommun.test/', 1, 'no-eval']]);
+    // 31: each section as worked out above, from the same page load.
+    t.strictSame(Object.fromEntries(Object.entries(data[31].sections as Record<string, { rating: number }>).map(([k, v]) => [k, v.rating])), { https: 5, referrer_policy: 3, cookies: 5, third_parties: 5, headers: 2.5, sri: 5 });
+    t.strictSame([data[31].site, data[31].sections.https.tls_protocol, data[31].sections.third_parties.hosts], ['kommun.test', 'TLS 1.3', []]);
+    const privacyReport = results.find((r) => r.type_of_test === 31)!;
+    t.equal((privacyReport.reports as any).sv.sec, 'Integritet & säkerhet: Betyg: 4.25\n- Referrer-Policy: ingen referrer-policy är satt, webbläsare kan läcka besökta adresser till andra webbplatser.\n- HTTP-headers: headern Strict-Transport-Security (HSTS) saknas.\n- HTTP-headers: headern X-Content-Type-Options saknas eller är felaktig.\n- HTTP-headers: skydd saknas mot att webbplatsen bäddas in på andra webbplatser (X-Frame-Options eller frame-ancestors).');
 
     const stats = await app.inject({ method: 'GET', url: `/stats/${siteId}`, headers });
     t.equal(stats.statusCode, 200, stats.body);
     t.strictSame(
       (stats.json().data as { type_of_test: number; rating: number }[]).map((d) => [d.type_of_test, d.rating]).sort((a, b) => a[0] - b[0]),
       NEW_TYPES.map((id) => [id, expected[id].rating]),
-      'GET /stats/{siteId} lists the five',
+      'GET /stats/{siteId} lists the six',
     );
   });
 
-  await t.test('the webhook delivers each of the five results', async (t) => {
-    await waitFor('five deliveries', async () => (hooks.length >= NEW_TYPES.length ? true : null));
+  await t.test('the webhook delivers each of the six results', async (t) => {
+    await waitFor('six deliveries', async () => (hooks.length >= NEW_TYPES.length ? true : null));
     t.strictSame(hooks.map((h) => [h.type_of_test, h.rating, h.url]).sort((a, b) => (a[0] as number) - (b[0] as number)), NEW_TYPES.map((id) => [id, expected[id].rating, site.url]));
   });
 
-  await t.test('the monthly scores by category take the five in', async (t) => {
+  await t.test('the monthly scores by category take the six in', async (t) => {
     const res = await app.inject({ method: 'GET', url: `/stats_per_month/${siteId}`, headers });
     t.equal(res.statusCode, 200, res.body);
     const month = isoDay(new Date()).slice(0, 7);
     const scores = Object.fromEntries((res.json().data as { timeperiod: string; type_of_score: string; score: number }[]).filter((d) => d.timeperiod === month).map((d) => [d.type_of_score, d.score]));
-    // The month's mean of each kind of rating: overall of the five; a11y of 25 and 26; infosec of
-    // 24, 25 and 29; webstandard of 24 and 29; no performance rating.
+    // The month's mean of each kind of rating: overall of the six; a11y of 25 and 26; infosec of
+    // 24, 25, 29 and 31; webstandard of 24 and 29; no performance rating.
     t.strictSame(scores, {
       'kat-a11y': 5,
-      'kat-infosec': 4.83, // (5 + 4.98 + 4.5) / 3 = 4.8267
-      'kat-total': 4.95, // (5 + 5 + 4.98 + 5 + 4.75) / 5 = 4.946
+      'kat-infosec': 4.68, // (5 + 4.98 + 4.5 + 4.25) / 4 = 4.6825
+      'kat-total': 4.83, // (5 + 5 + 4.98 + 5 + 4.75 + 4.25) / 6 = 4.83
       'kat-webstandard': 5,
     });
   });
@@ -236,15 +246,15 @@ t.test('types 22, 24, 25, 26 and 29 through the API, a real runner and the pages
     const [testId] = Object.keys(res.json().results as Record<string, string>);
     t.strictSame(await runDone(db, Number(testId)), { status: 'done', error: null });
     const results = await db.selectFrom('test_results').selectAll().where('run_id', '=', Number(testId)).orderBy('type_of_test').execute();
-    t.strictSame(results.map((r) => r.type_of_test), registry.select(null).map((p) => p.meta.id), 'all fifteen ran');
+    t.strictSame(results.map((r) => r.type_of_test), registry.select(null).map((p) => p.meta.id), 'all sixteen ran');
     t.strictSame(results.filter((r) => r.error !== null).map((r) => [r.type_of_test, r.error]), [], 'none failed');
     t.ok(results.every((r) => r.private));
-    t.strictSame(ratingsOf(results.filter((r) => NEW_TYPES.includes(r.type_of_test))), expected, 'the five rate the page as the re-test did');
+    t.strictSame(ratingsOf(results.filter((r) => NEW_TYPES.includes(r.type_of_test))), expected, 'the six rate the page as the re-test did');
     // CSS lint (27) rates a page's stylesheets and web analytics (101) the tools it uses: this page has neither.
     t.strictSame(results.filter((r) => r.rating === NOT_RATED).map((r) => r.type_of_test), [27, 101], 'every type but CSS lint and web analytics rated it');
   });
 
-  await t.test('the portal and the dashboard show the five', async (t) => {
+  await t.test('the portal and the dashboard show the six', async (t) => {
     const names = Object.fromEntries(NEW_TYPES.map((id) => [id, registry.testType(id)!.names]));
     await portalUser(api, 'webb@kommun.test', 'ett långt lösenord', 'standard', [siteId]);
     const c = portalClient(app);

@@ -185,8 +185,8 @@ t.test('testnums: invalid forms are 400 TESTNUMS_INVALID naming the bad value, a
     ['[[30]]', 'The testnums header "[[30]]" is not valid ("[30]" is not a test number): ' + forms],
     ['{30}', 'The testnums header "{30}" is not valid ("{30}" is not a test number): ' + forms],
     ['9999999999', 'The testnums header "9999999999" is not valid ("9999999999" is not a test number): ' + forms],
-    ['31', `Test type 31 is not run by this service; the test types it runs are ${runs}`],
-    ['[30,31,99,31]', `Test types 31, 99 are not run by this service; the test types it runs are ${runs}`],
+    ['15', `Test type 15 is not run by this service; the test types it runs are ${runs}`],
+    ['[30,15,99,15]', `Test types 15, 99 are not run by this service; the test types it runs are ${runs}`],
     ['0', `Test type 0 is not run by this service; the test types it runs are ${runs}`],
   ];
   const before = await counts(w.db);

@@ -30,7 +30,7 @@ async function standardFilesOn(site: string) {
   const artifacts = {
     requestedUrl: served.url, finalUrl: served.url,
     mainDocument: { url: served.url, status: page.status, headers: page.headers, html: page.body },
-    network: [], cookies: [], renderedText: '', mainText: '', htmlLang: 'sv', consoleErrors: [], axe: null, lighthouse: null, stylesheets: [], scripts: [],
+    network: [], cookies: [], renderedText: '', mainText: '', htmlLang: 'sv', consoleErrors: [], axe: null, lighthouse: null, stylesheets: [], scripts: [], subresourceLinks: [], referrerMetas: [],
   } as Artifacts;
   let findings: { rule: string; count?: number }[] = [];
   const spy = { meta: standardFiles.meta, run: async (a: Artifacts, c: any) => { const r = await standardFiles.run(a, c); findings = r.findings; return r; } };

@@ -42,3 +42,19 @@ t.test('a redirect is two records; a request announced again without a redirect 
   t.equal(records[1].responseHeaders['content-type'], 'text/html\ncharset=utf-8', 'a header sent under two spellings keeps both values');
   t.same(records[0].responseHeaders, { location: 'https://kommun.test/' });
 });
+
+t.test("Chromium's mixed-content verdict, its own refusal and the TLS version are kept; absent where Chromium says nothing", async (t) => {
+  const records = networkFromDevtoolsLog([
+    request('1', 'https://kommun.test/'),
+    { method: 'Network.responseReceived', params: { requestId: '1', type: 'Document', response: { status: 200, mimeType: 'text/html', headers: {}, securityDetails: { protocol: 'TLS 1.3' } } } },
+    { method: 'Network.requestWillBeSent', params: { requestId: '2', type: 'Script', request: { url: 'http://cdn.kommun.test/a.js', method: 'GET', headers: {}, mixedContentType: 'blockable' } } },
+    { method: 'Network.loadingFailed', params: { requestId: '2', errorText: 'net::ERR_BLOCKED_BY_CLIENT', blockedReason: 'mixed-content' } },
+    { method: 'Network.requestWillBeSent', params: { requestId: '3', type: 'Image', request: { url: 'https://cdn.kommun.test/a.png', method: 'GET', headers: {}, mixedContentType: 'none' } } },
+  ]);
+  t.strictSame(records.map((r) => [r.url, r.tlsProtocol, r.mixedContent, r.blockedReason, r.failed]), [
+    ['https://kommun.test/', 'TLS 1.3', undefined, undefined, false],
+    ['http://cdn.kommun.test/a.js', undefined, 'blockable', 'mixed-content', true],
+    ['https://cdn.kommun.test/a.png', undefined, undefined, undefined, false],
+  ]);
+  t.notOk('mixedContent' in records[2], "'none' leaves the field out");
+});

@@ -16,7 +16,7 @@ import { createProbes } from '../../core/net/probes.js';
 import { runPlugin } from '../../core/pipeline.js';
 import tracking from '../../plugins/tracking/index.js';
 import { analyticsToolOf } from '../../plugins/tracking/analytics-cookies.js';
-import { parseSetCookie } from '../../plugins/tracking/set-cookie.js';
+import { parseSetCookie } from '../../core/gather/set-cookie.js';
 import { LIGHT_LOAD, loadFixture, testBrowserPool } from '../helpers/fixture-artifacts.js';
 import { FACEBOOK_FR_COOKIE, thirdParties } from '../helpers/third-parties.js';
 import { startWorld, testWorld, type World } from '../helpers/world/index.js';

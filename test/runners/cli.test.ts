@@ -86,6 +86,8 @@ t.test('every test type runs on an https://<name>.test/ site, through the guard 
   // type rated the https page, JS lint (29) 5.00 as upstream does for a page without scripts.
   t.strictSame(body.results.filter((r: any) => r.rating === NOT_RATED).map((r: any) => r.type_of_test), [101], 'every type but web analytics rated it');
   t.equal(body.results.find((r: any) => r.type_of_test === 29)?.rating, 5, 'JS lint: no scripts, nothing to fix');
+  // Privacy (31): full HSTS, nosniff, frame-ancestors, no-referrer, no cookie, no third party.
+  t.match(body.results.find((r: any) => r.type_of_test === 31), { rating: 5, error: null }, 'privacy: every section 5');
 });
 
 t.test('webperf test refuses bad input with a clear message', async (t) => {

@@ -5,6 +5,9 @@
  * it: world.env()). Always into a temporary copy (--out), never over the vendored file. The
  * overall download deadline is tried in this process (refreshRetire with a short deadline), and
  * the plugin's loader (loadRetire) between and after the two renames of a refresh.
+ * `webperf data refresh-trackers` the same way, against blocklistproject.github.io of the world:
+ * the list as published (its comment header, an entry a listed parent covers), stored compactly;
+ * what is no list replaces nothing; a private address is refused before anything connects.
  */
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
@@ -15,6 +18,7 @@ import t from 'tap';
 import { PROJECT_ROOT } from '../../core/config.js';
 import { loadConfig } from '../../core/config.js';
 import { countRepository, loadRetire, metaFileOf, parseRetireRepository, RETIRE_REPOSITORY_FILE, RETIRE_REPOSITORY_URL, sha256 } from '../../plugins/software/retire-data.js';
+import { compactTrackerList, loadTrackerList, parseTrackerList, sha256 as sha256Of, TRACKER_LIST_FILE, TRACKER_LIST_URL, trackerDomainOf, trackerListText, trackerMetaFileOf } from '../../core/trackers.js';
 import { refreshRetire } from '../../runners/data-cli.js';
 import { startWorld } from '../helpers/world/index.js';
 
@@ -60,6 +64,23 @@ await world.site('raw.githubusercontent.com', {
   },
 });
 
+// What the world's blocklistproject.github.io serves: the vendored list less one domain, with the
+// published list's comment header and an entry its listed parent covers; and what it must refuse.
+const LIST_PATH = new URL(TRACKER_LIST_URL).pathname;
+const vendoredList = await readFile(TRACKER_LIST_FILE, 'utf8');
+const listDomains = vendoredList.split('\n').filter(Boolean);
+const servedDomains = listDomains.filter((d) => d !== 'hotjar.com');
+const servedList = `# Title: Tracking Block List\n# Last modified: 2026-11-02 03:04:05 UTC\n#\n${[...servedDomains, 'ads.google-analytics.com'].join('\n')}\n`;
+const listRequests: string[] = [];
+await world.site('blocklistproject.github.io', {
+  handler: (req, res) => {
+    listRequests.push(req.url ?? '/');
+    if (req.url === LIST_PATH) return void res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(servedList);
+    if (req.url === '/Lists/short.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('# a list\nexample.com\n');
+    res.writeHead(404, { 'content-type': 'text/html' }).end('<!DOCTYPE html><title>404</title>');
+  },
+});
+
 const dir = await mkdtemp(path.join(os.tmpdir(), 'webperf-data-cli-'));
 t.teardown(() => rm(dir, { recursive: true, force: true }));
 
@@ -97,6 +118,20 @@ const BAD: [string, RegExp][] = [
   ['/missing.json', /https:\/\/raw\.githubusercontent\.com\/missing\.json answered HTTP 404/],
 ];
 
+/** A fresh copy of the vendored tracking list and its sidecar in the test's folder. */
+async function copyOfList(name: string): Promise<string> {
+  const file = path.join(dir, `${name}.txt`);
+  await copyFile(TRACKER_LIST_FILE, file);
+  await copyFile(trackerMetaFileOf(TRACKER_LIST_FILE), trackerMetaFileOf(file));
+  return file;
+}
+async function refreshList(name: string, args: string[], env?: Record<string, string>) {
+  const out = await copyOfList(name);
+  const before = today();
+  const res = await webperf(['refresh-trackers', ...args, '--out', out], env);
+  return { out, res, before, after: today() };
+}
+
 // Every run starts at once, each into its own copy (the file's time budget); the tests read their outcomes.
 const runs = {
   default: refresh('default', []),
@@ -110,6 +145,12 @@ const runs = {
     await mkdir(metaFileOf(out));
     return { out, res: await webperf(['refresh-retire', '--out', out]) };
   })(),
+  trackers: refreshList('trackers', []),
+  trackersBad: Promise.all([
+    refreshList('trackers-html', ['--from', 'https://blocklistproject.github.io/Lists/missing.txt']),
+    refreshList('trackers-short', ['--from', 'https://blocklistproject.github.io/Lists/short.txt']),
+  ]),
+  trackersGuarded: refreshList('trackers-guarded', ['--from', 'https://blocklistproject.github.io/Lists/guarded.txt'], world.env({ WEBPERF_ALLOW_TARGETS: '' })),
   usage: Promise.all([
     webperf(['refresh-retire', '--from', 'http://raw.githubusercontent.com/x.json', '--out', path.join(dir, 'never.json')]),
     webperf(['refresh-everything']),
@@ -215,4 +256,51 @@ t.test("the plugin's loader never pairs new data with the old sidecar's date, an
   t.equal(after.metaMatches, true);
   t.equal(after.meta.date, '2027-02-04');
   t.equal(loadRetire(file), after, 'then cached');
+});
+
+t.test('refresh-trackers downloads the tracking list from its default address through the guard, stores it compactly and dates it', async (t) => {
+  const { out, res, before, after } = await runs.trackers;
+  t.equal(res.code, 0, res.stderr);
+  t.equal(res.stderr, '');
+  const meta = JSON.parse(await readFile(trackerMetaFileOf(out), 'utf8'));
+  t.ok(meta.date === before || meta.date === after, 'dated the day of the download');
+  const stored = trackerListText(compactTrackerList(servedDomains));
+  t.equal(res.stdout, `trackers.txt: ${servedDomains.length} domains (${servedDomains.length + 1} listed), dated ${meta.date} (was 2026-07-20), from ${TRACKER_LIST_URL}\n`);
+  t.equal(await readFile(out, 'utf8'), stored, 'the comment header and the covered entry (ads.google-analytics.com) left out');
+  t.match(meta, {
+    source_url: TRACKER_LIST_URL,
+    list_modified: '2026-11-02 03:04:05 UTC',
+    source_sha256: sha256Of(servedList),
+    source_entries: servedDomains.length + 1,
+    sha256: sha256Of(stored),
+    domains: servedDomains.length,
+    licence: 'The Unlicense (public domain), The Block List Project',
+  });
+  const list = loadTrackerList(out);
+  t.equal(list.metaMatches, true);
+  t.equal(trackerDomainOf('static.hotjar.com', list.domains), null, 'the domain the new list dropped');
+  t.equal(trackerDomainOf('ads.google-analytics.com', list.domains), 'google-analytics.com');
+  t.equal(await readFile(TRACKER_LIST_FILE, 'utf8'), vendoredList, 'the vendored file is untouched');
+  t.ok(parseTrackerList(vendoredList).domains.length === listDomains.length);
+});
+
+t.test('refresh-trackers: what is not the list replaces nothing', async (t) => {
+  const [html, short] = await runs.trackersBad;
+  for (const [{ out, res }, why] of [[html, /answered HTTP 404/], [short, /only 1 domains: not the tracking list/]] as const) {
+    t.equal(res.code, 1);
+    t.equal(res.stdout, '');
+    t.match(res.stderr, why);
+    t.match(res.stderr, /^webperf data refresh-trackers: .*; nothing was written\n$/);
+    t.equal(await readFile(out, 'utf8'), vendoredList);
+    t.equal(JSON.parse(await readFile(trackerMetaFileOf(out), 'utf8')).date, '2026-07-20');
+  }
+});
+
+t.test("refresh-trackers: the service's guard refuses a private address before anything connects", async (t) => {
+  const { out, res } = await runs.trackersGuarded;
+  t.equal(res.code, 1);
+  t.match(res.stderr, /^webperf data refresh-trackers: The address blocklistproject\.github\.io resolves to 127\.\d+\.\d+\.\d+, which is not allowed as a test target; nothing was written\n$/);
+  await runs.trackers;
+  t.notOk(listRequests.includes('/Lists/guarded.txt'), 'the server never saw the request');
+  t.equal(await readFile(out, 'utf8'), vendoredList);
 });

@@ -4,7 +4,7 @@
  * like 400 days; and a browser that blocks third-party cookies (as the gather's Chromium does by
  * default) stores none of them, although the site tried to set them.
  */
-import type { CookieRecord, NetworkRecord } from '../../core/plugin-api.js';
+import type { CookieRecord, NetworkRecord } from '../plugin-api.js';
 
 export interface DeclaredCookie {
   name: string;
