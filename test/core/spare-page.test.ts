@@ -217,3 +217,17 @@ t.test("a share's Chromium (test/run.ts): lent to a file's pool, swept of what a
   t.teardown(() => again.close());
   t.equal((await again.acquire()).connected, true, 'and a file connects to it');
 });
+
+t.test("a browser context opens no renderer of Chromium's own UI (CHROMIUM_ARGS)", async (t) => {
+  // Chromium 156 would open its address bar's drop-down (chrome://omnibox-popup.top-chrome/) in a
+  // renderer for each context, headless too: a process per page load that shows nothing.
+  const browser = await testBrowserPool().acquire();
+  const context = await browser.createBrowserContext();
+  t.teardown(() => context.close());
+  const page = await context.newPage();
+  await page.goto('data:text/html,<h1>Sida</h1>');
+  // Targets appear as Chromium reports them: the page's own is there, so would the popup's be.
+  t.equal(await page.$eval('h1', (h) => h.textContent), 'Sida');
+  const own = browser.targets().filter((target) => target.url().startsWith('chrome://')).map((target) => target.url());
+  t.strictSame(own, [], 'no chrome:// page beside the tested ones');
+});
