@@ -14,10 +14,11 @@
  * stored; it is believed only when the stored SHA-256 is that of the file read (a refresh renames
  * the list, then the sidecar), else the list is dated by its file's modification day.
  */
-import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readFileSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from './config.js';
+import { vendoredReader, type VendoredMeta } from './vendored-data.js';
+
+export { sha256 } from './vendored-data.js';
 
 /** In the source tree, not dist/: `webperf data refresh-trackers` replaces the file there. */
 export const TRACKER_LIST_FILE = path.join(PROJECT_ROOT, 'core', 'data', 'blocklistproject-tracking-nl.txt');
@@ -31,7 +32,7 @@ const MIN_ENTRIES = 1_000;
 const DOMAIN_LINE = /^(?=.{1,253}$)(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?\.)+[a-z0-9-]{2,63}$/;
 
 /** What the sidecar says about the stored list. */
-export interface TrackerListMeta {
+export interface TrackerListMeta extends VendoredMeta {
   source_url: string;
   /** The day the list was taken (the snapshot's commit day, or the day it was downloaded). */
   date: string;
@@ -58,9 +59,6 @@ export interface TrackerList {
   metaMatches: boolean;
 }
 
-export function sha256(text: string | Buffer): string {
-  return createHash('sha256').update(text).digest('hex');
-}
 
 /** The sidecar of a list file: x.txt → x.meta.json. */
 export function trackerMetaFileOf(listFile: string): string {
@@ -121,36 +119,18 @@ export function trackerDomainOf(host: string, domains: ReadonlySet<string>): str
   return listedParent(name, domains);
 }
 
-function readWithStat(file: string): { bytes: Buffer; stat: Stats } {
-  const fd = openSync(file, 'r');
-  try {
-    return { stat: fstatSync(fd), bytes: readFileSync(fd) };
-  } finally {
-    closeSync(fd);
-  }
-}
-
-const stamp = (stat: Stats) => `${stat.ino}:${stat.mtimeMs}:${stat.size}`;
-let cached: { file: string; key: string; list: TrackerList } | null = null;
-
-/** The stored list and its sidecar, read again when either has changed on disk. */
-export function loadTrackerList(file = TRACKER_LIST_FILE): TrackerList {
-  const metaFile = trackerMetaFileOf(file);
-  if (cached && cached.file === file && cached.key === `${stamp(statSync(file))}|${stamp(statSync(metaFile))}`) return cached.list;
-  const data = readWithStat(file);
-  const sidecar = readWithStat(metaFile);
-  const meta = JSON.parse(sidecar.bytes.toString('utf8')) as TrackerListMeta;
-  if (typeof meta.date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(meta.date)) throw new Error(`${metaFile}: no date`);
-  const domains = new Set(data.bytes.toString('utf8').split('\n').filter(Boolean));
-  const digest = sha256(data.bytes);
-  const metaMatches = meta.sha256 === digest;
-  const list: TrackerList = {
+const readTrackerList = vendoredReader<TrackerListMeta, TrackerList>(trackerMetaFileOf, ({ bytes, meta, digest, metaMatches, fileDay }) => {
+  const domains = new Set(bytes.toString('utf8').split('\n').filter(Boolean));
+  return {
     domains,
     meta: metaMatches
       ? meta
-      : { ...meta, date: data.stat.mtime.toISOString().slice(0, 10), sha256: digest, domains: domains.size, source_sha256: '', source_entries: 0, commit: undefined, file_last_changed: undefined, list_modified: undefined },
+      : { ...meta, date: fileDay, sha256: digest, domains: domains.size, source_sha256: '', source_entries: 0, commit: undefined, file_last_changed: undefined, list_modified: undefined },
     metaMatches,
   };
-  cached = { file, key: `${stamp(data.stat)}|${stamp(sidecar.stat)}`, list };
-  return list;
+});
+
+/** The stored list and its sidecar, read again when either has changed on disk. */
+export function loadTrackerList(file = TRACKER_LIST_FILE): TrackerList {
+  return readTrackerList(file);
 }

@@ -14,14 +14,14 @@
  * dontCheck, tested against the script's whole URL). It is taken out of the repository here and
  * kept as `dontCheck`, for retire-scan.ts to skip those scripts the same way.
  */
-import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { closeSync, fstatSync, openSync, readFileSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../core/config.js';
+import { vendoredReader, type VendoredMeta } from '../../core/vendored-data.js';
 import type { Repository } from 'retire/lib/types.js';
 
 export type { Repository, Component, Vulnerability } from 'retire/lib/types.js';
+export { sha256 } from '../../core/vendored-data.js';
 
 /** RetireJS's matching and range logic (retire 5.7.0, Apache-2.0), the code its CLI runs. */
 export const retire = createRequire(import.meta.url)('retire/lib/retire.js') as typeof import('retire/lib/retire.js');
@@ -39,11 +39,8 @@ export function metaFileOf(repositoryFile: string): string {
 }
 
 /** What the sidecar says about a RetireJS repository file. */
-export interface RetireMeta {
+export interface RetireMeta extends VendoredMeta {
   source_url: string;
-  /** The day the data was taken (the snapshot's commit day, or the day it was downloaded). */
-  date: string;
-  sha256: string;
   libraries: number;
   vulnerabilities: number;
   commit?: string;
@@ -102,47 +99,22 @@ export function countRepository(repository: Repository): { libraries: number; vu
   return { libraries, vulnerabilities };
 }
 
-export function sha256(text: string | Buffer): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
-/** A file's contents and the stat of the very file read (fstat of the open descriptor). */
-function readWithStat(file: string): { bytes: Buffer; stat: Stats } {
-  const fd = openSync(file, 'r');
-  try {
-    return { stat: fstatSync(fd), bytes: readFileSync(fd) };
-  } finally {
-    closeSync(fd);
-  }
-}
-
-const stamp = (stat: Stats) => `${stat.ino}:${stat.mtimeMs}:${stat.size}`;
-
-let cached: { file: string; key: string; data: RetireData } | null = null;
+const readRetire = vendoredReader<RetireMeta, RetireData>(metaFileOf, ({ bytes, meta, digest, metaMatches, fileDay }) => {
+  const raw = parseRetireRepository(bytes.toString('utf8'));
+  return {
+    ...splitDontCheck(raw),
+    // Not this data's sidecar: only its source is kept; the date is the file's own.
+    meta: metaMatches
+      ? meta
+      : { source_url: meta.source_url, date: fileDay, sha256: digest, ...countRepository(raw), ...(meta.licence ? { licence: meta.licence } : {}) },
+    metaMatches,
+  };
+});
 
 /**
  * The RetireJS repository and its sidecar, read again when either has changed on disk (a refresh
  * renames new files in, so each read is of one whole file, the old or the new).
  */
 export function loadRetire(file = RETIRE_REPOSITORY_FILE): RetireData {
-  const metaFile = metaFileOf(file);
-  if (cached && cached.file === file && cached.key === `${stamp(statSync(file))}|${stamp(statSync(metaFile))}`) return cached.data;
-  const data = readWithStat(file);
-  const sidecar = readWithStat(metaFile);
-  const meta = JSON.parse(sidecar.bytes.toString('utf8')) as RetireMeta;
-  if (typeof meta.date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(meta.date)) throw new Error(`${metaFile}: no date`);
-  const raw = parseRetireRepository(data.bytes.toString('utf8'));
-  const digest = sha256(data.bytes);
-  const metaMatches = meta.sha256 === digest;
-  const loaded: RetireData = {
-    ...splitDontCheck(raw),
-    // Not this data's sidecar: only its source is kept; the date is the file's own.
-    meta: metaMatches
-      ? meta
-      : { source_url: meta.source_url, date: data.stat.mtime.toISOString().slice(0, 10), sha256: digest, ...countRepository(raw), ...(meta.licence ? { licence: meta.licence } : {}) },
-    metaMatches,
-  };
-  // Keyed on the stats of the very files read: one renamed in since is read at the next call.
-  cached = { file, key: `${stamp(data.stat)}|${stamp(sidecar.stat)}`, data: loaded };
-  return loaded;
+  return readRetire(file);
 }
