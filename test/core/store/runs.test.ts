@@ -74,3 +74,46 @@ t.test('only the analytics plugin\'s results feed the analytics detections', asy
   t.same(detections.map((d) => ({ ...d, run_id: Number(d.run_id) })), [{ tool: 'Matomo', run_id: runId }]);
   t.equal(ANALYTICS_TYPE_OF_TEST, 101);
 });
+
+t.test("a run's results go in as one statement per table, however many test types it has; the monthly sums stay exact", async (t) => {
+  const { db } = await createTestDb(t);
+  const siteId = await seedSite(db, { title: 'a', url: 'https://a.example/' });
+  /** The statements a storing sends, counted by a kysely plugin on the database it is given. */
+  const counted = () => {
+    let statements = 0;
+    const counting = db.withPlugin({
+      transformQuery: (args) => {
+        statements++;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    return { db: counting, statements: () => statements };
+  };
+  const date = new Date('2026-11-10T12:00:00Z');
+  const one = counted();
+  await saveRunResults(one.db, (await openRun(db, siteId)).runId, [outcome(ANALYTICS_TYPE_OF_TEST, 4, { pagespeed: 4 }, { tools: ['Matomo'] })], date);
+  const many = counted();
+  const types = [
+    outcome(ANALYTICS_TYPE_OF_TEST, 3.5, { infosec: 3.5 }, { tools: ['Matomo', 'Google Analytics'] }),
+    outcome(30, 4.25, { pagespeed: 4.25, a11y: 4.5 }),
+    outcome(21, 2.75, { infosec: 2.75, webstandard: 3 }),
+    outcome(24, 1.1, { infosec: 1.1 }),
+    outcome(31, 4.42, { infosec: 4.42 }),
+  ];
+  const ids = await saveRunResults(many.db, (await openRun(db, siteId)).runId, types, date);
+  t.equal(many.statements(), one.statements(), `${types.length} test types cost the statements of one (${one.statements()})`);
+  const stored = await db.selectFrom('test_results').select(['id', 'type_of_test', 'rating']).where('id', 'in', ids).execute();
+  t.strictSame(ids.map((id) => stored.find((r) => r.id === id)?.type_of_test), types.map((o) => o.typeOfTest), 'the ids in the outcomes\' order');
+  const monthly = await db.selectFrom('monthly_scores').select(['type_of_score', 'score_sum', 'score_count']).where('site_id', '=', siteId).orderBy('type_of_score').execute();
+  t.strictSame(monthly.map((m) => [m.type_of_score, String(m.score_sum), Number(m.score_count)]), [
+    ['kat-a11y', '4.5', 1],
+    ['kat-infosec', '11.77', 4], // 3.5 + 2.75 + 1.1 + 4.42, exactly
+    ['kat-perf', '8.25', 2], // 4 from the first run, 4.25
+    ['kat-total', '20.02', 6], // 4 + 3.5 + 4.25 + 2.75 + 1.1 + 4.42
+    ['kat-webstandard', '3', 1],
+  ]);
+  t.equal(await count(db, 'analytics_detections'), 3, "the first run's tool and both of the second's, one row each");
+  const latest = await db.selectFrom('latest_results').select(['type_of_test', 'result_id']).where('site_id', '=', siteId).orderBy('type_of_test').execute();
+  t.strictSame(latest.map((l) => [l.type_of_test, l.result_id]), [...types].sort((a, b) => a.typeOfTest - b.typeOfTest).map((o) => [o.typeOfTest, ids[types.indexOf(o)]]), 'each type\'s latest result is this run\'s');
+});
