@@ -119,6 +119,14 @@ export function trackerDomainOf(host: string, domains: ReadonlySet<string>): str
   return listedParent(name, domains);
 }
 
+/** The hosts among `hosts` that fall under a listed tracking domain, with that domain. */
+export function listedTrackers(hosts: readonly string[], domains: ReadonlySet<string>): { host: string; listed: string }[] {
+  return hosts.flatMap((host) => {
+    const listed = trackerDomainOf(host, domains);
+    return listed ? [{ host, listed }] : [];
+  });
+}
+
 const readTrackerList = vendoredReader<TrackerListMeta, TrackerList>(trackerMetaFileOf, ({ bytes, meta, digest, metaMatches, fileDay }) => {
   const domains = new Set(bytes.toString('utf8').split('\n').filter(Boolean));
   return {

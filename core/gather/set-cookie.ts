@@ -5,6 +5,7 @@
  * default) stores none of them, although the site tried to set them.
  */
 import type { CookieRecord, NetworkRecord } from '../plugin-api.js';
+import { sameSite } from './site.js';
 
 export interface DeclaredCookie {
   name: string;
@@ -67,4 +68,15 @@ export function declaredCookies(network: readonly NetworkRecord[]): Map<string, 
 
 export function cookieKey(name: string, domain: string): string {
   return `${name}\n${domain.replace(/^\./, '').toLowerCase()}`;
+}
+
+/**
+ * The third-party cookies the page's responses tried to set that the browser did not store (it
+ * blocks them): what a test that judges the cookies a site has others set reads besides the jar.
+ * `stored`: the jar's cookies by cookieKey; expired ones (a deletion) are left out.
+ */
+export function refusedThirdPartyCookies(network: readonly NetworkRecord[], stored: ReadonlySet<string>, pageHost: string): DeclaredCookie[] {
+  return [...declaredCookies(network)]
+    .filter(([key, d]) => !stored.has(key) && !sameSite(d.domain, pageHost) && (d.lifetimeSeconds === null || d.lifetimeSeconds > 0))
+    .map(([, d]) => d);
 }

@@ -29,3 +29,28 @@ export function sameSite(a: string, b: string): boolean {
 export function cookieHost(domain: string): string {
   return domain.replace(/^\./, '');
 }
+
+/** The host name of a URL, without the brackets of an IPv6 address; null when it is no URL. */
+export function hostOf(raw: string): string | null {
+  try {
+    return new URL(raw).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return null;
+  }
+}
+
+/** The host name of an http(s) URL (as hostOf); null for any other. */
+export function webHostOf(raw: string): string | null {
+  return /^https?:/i.test(raw) ? hostOf(raw) : null;
+}
+
+/** The http(s) hosts of `urls` that are not the page's site, with their request counts, most requests first. */
+export function thirdPartyHosts(urls: readonly string[], pageHost: string): { host: string; requests: number }[] {
+  const counts = new Map<string, number>();
+  for (const raw of urls) {
+    const host = webHostOf(raw);
+    if (host === null || sameSite(host, pageHost)) continue;
+    counts.set(host, (counts.get(host) ?? 0) + 1);
+  }
+  return [...counts].map(([host, requests]) => ({ host, requests })).sort((a, b) => b.requests - a.requests || a.host.localeCompare(b.host));
+}

@@ -44,16 +44,16 @@
  */
 import { definePlugin, type Finding } from '../../core/plugin-api.js';
 import { meanRating } from '../../core/rating.js';
-import { siteOf } from '../../core/gather/site.js';
+import { siteOf, webHostOf } from '../../core/gather/site.js';
 import { loadTrackerList } from '../../core/trackers.js';
 import { meta } from './meta.js';
-import { cookiesSection, headersSection, hostOf, httpsSection, referrerSection, sriSection, thirdPartiesSection, type SectionResult } from './sections.js';
+import { cookiesSection, headersSection, httpsSection, referrerSection, sriSection, thirdPartiesSection, type SectionResult } from './sections.js';
 import { STRINGS, band, type Section } from './strings.js';
 
 export default definePlugin({
   meta,
   run(artifacts, context) {
-    const pageHost = hostOf(artifacts.finalUrl || artifacts.mainDocument.url) ?? '';
+    const pageHost = webHostOf(artifacts.finalUrl || artifacts.mainDocument.url) ?? '';
     const trackers = loadTrackerList();
     const results: SectionResult[] = [
       httpsSection(artifacts),

@@ -3,11 +3,11 @@
  * loses what its deductions say, floored at 1 (webperf_core's tests/privacy.py, point for point;
  * where this departs from it, index.ts's header says so and why).
  */
-import { declaredCookies, cookieKey } from '../../core/gather/set-cookie.js';
-import { cookieHost, sameSite } from '../../core/gather/site.js';
+import { cookieKey, refusedThirdPartyCookies } from '../../core/gather/set-cookie.js';
+import { cookieHost, sameSite, thirdPartyHosts, webHostOf } from '../../core/gather/site.js';
 import type { Artifacts, ReportText } from '../../core/plugin-api.js';
 import { round } from '../../core/rating.js';
-import { trackerDomainOf } from '../../core/trackers.js';
+import { listedTrackers } from '../../core/trackers.js';
 import { STRINGS, type Section } from './strings.js';
 
 /** One deduction of a section: its rule id, the points it takes and what the report says. */
@@ -28,16 +28,6 @@ export interface SectionResult {
 function sectionOf(section: Section, deductions: Deduction[], data: Record<string, unknown>): SectionResult {
   const rating = round(Math.max(1, 5 - deductions.reduce((sum, d) => sum + d.points, 0)), 2);
   return { section, rating, deductions, data };
-}
-
-/** A URL's host name (no brackets around IPv6), or null for what is no http(s) URL. */
-export function hostOf(raw: string): string | null {
-  try {
-    const url = new URL(raw);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.hostname.replace(/^\[|\]$/g, '') : null;
-  } catch {
-    return null;
-  }
 }
 
 // ── HTTPS ───────────────────────────────────────────────────────────────────────────────────────
@@ -143,8 +133,7 @@ export function cookiesSection(a: Artifacts, pageHost: string, now: Date): Secti
     };
   });
   // Third-party cookies Chromium refused to store are still cookies the site has others set.
-  for (const [key, d] of declaredCookies(a.network)) {
-    if (stored.has(key) || sameSite(d.domain, pageHost) || (d.lifetimeSeconds !== null && d.lifetimeSeconds <= 0)) continue;
+  for (const d of refusedThirdPartyCookies(a.network, stored, pageHost)) {
     cookies.push({ name: d.name, domain: d.domain, first_party: false, secure: d.secure, http_only: d.httpOnly, same_site: d.sameSite || null, lifetime_s: d.lifetimeSeconds, stored: false });
   }
   const thirdParty = cookies.filter((c) => !c.first_party);
@@ -176,18 +165,10 @@ export function cookiesSection(a: Artifacts, pageHost: string, now: Date): Secti
 // ── Third parties ───────────────────────────────────────────────────────────────────────────────
 
 export function thirdPartiesSection(a: Artifacts, pageHost: string, trackerList: ReadonlySet<string>): SectionResult {
-  const hosts = new Set<string>();
-  for (const r of a.network) {
-    // A request Chromium refused itself (mixed content) never reached the host.
-    if (r.blockedReason) continue;
-    const host = hostOf(r.url);
-    if (host && !sameSite(host, pageHost)) hosts.add(host);
-  }
-  const thirdParty = [...hosts].sort();
-  const trackers = thirdParty.flatMap((host) => {
-    const listed = trackerDomainOf(host, trackerList);
-    return listed ? [{ host, listed }] : [];
-  });
+  // A request Chromium refused itself (mixed content) never reached the host.
+  const reached = a.network.filter((r) => !r.blockedReason).map((r) => r.url);
+  const thirdParty = thirdPartyHosts(reached, pageHost).map((h) => h.host).sort();
+  const trackers = listedTrackers(thirdParty, trackerList);
   const deductions: Deduction[] = [];
   if (thirdParty.length > 0) deductions.push({ rule: 'third-party-hosts', points: Math.min(0.15 * thirdParty.length, 2), text: STRINGS.thirdPartyHosts(thirdParty), count: thirdParty.length });
   if (trackers.length > 0) deductions.push({ rule: 'known-trackers', points: 2 + Math.min(0.25 * trackers.length, 1), text: STRINGS.trackers(trackers.map((t) => t.host)), count: trackers.length });
@@ -261,7 +242,7 @@ export function hasIntegrity(value: string | null): boolean {
 
 export function sriSection(a: Artifacts, pageHost: string): SectionResult {
   const thirdParty = a.subresourceLinks.filter((l) => {
-    const host = hostOf(l.url);
+    const host = webHostOf(l.url);
     return host !== null && !sameSite(host, pageHost);
   });
   const without = thirdParty.filter((l) => !hasIntegrity(l.integrity));

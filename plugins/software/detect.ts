@@ -8,7 +8,7 @@
  */
 import { parse } from 'parse5';
 import { analyticsOfPage } from '../../core/analytics.js';
-import { sameSite } from '../../core/gather/site.js';
+import { hostOf, sameSite } from '../../core/gather/site.js';
 import type { Artifacts } from '../../core/plugin-api.js';
 import type { Vulnerability } from './retire-data.js';
 import { vulnerabilityIds } from './retire-scan.js';
@@ -79,14 +79,6 @@ class Found {
 function displayNameOr(name: string): string {
   const key = normaliseKey(name);
   return displayName(key) === key ? name : displayName(key);
-}
-
-function hostOf(url: string): string | null {
-  try {
-    return new URL(url).hostname.replace(/^\[|\]$/g, '');
-  } catch {
-    return null;
-  }
 }
 
 /** The contents of the page's `<meta name="generator">` elements. */

@@ -22,13 +22,13 @@
  * lines, so a site is judged on what it tries to set, not on this browser's settings.
  */
 import { analyticsOfPage } from '../../core/analytics.js';
-import { loadTrackerList, trackerDomainOf } from '../../core/trackers.js';
+import { listedTrackers, loadTrackerList } from '../../core/trackers.js';
 import { meta } from './meta.js';
-import { cookieHost, sameSite } from '../../core/gather/site.js';
+import { cookieHost, hostOf, thirdPartyHosts } from '../../core/gather/site.js';
 import { definePlugin, type CookieRecord, type Finding } from '../../core/plugin-api.js';
 import { issueRatings, round } from '../../core/rating.js';
 import { analyticsToolOf } from './analytics-cookies.js';
-import { cookieKey, declaredCookies } from '../../core/gather/set-cookie.js';
+import { cookieKey, declaredCookies, refusedThirdPartyCookies } from '../../core/gather/set-cookie.js';
 import { STRINGS } from './strings.js';
 
 const DAY_S = 86_400;
@@ -52,35 +52,14 @@ export interface CookieSummary {
   analytics_tool: string | null;
 }
 
-/** Third-party hosts and their request counts, most requests first. */
-export function thirdPartyHosts(urls: readonly string[], pageHost: string): { host: string; requests: number }[] {
-  const counts = new Map<string, number>();
-  for (const raw of urls) {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      continue;
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') continue;
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (sameSite(host, pageHost)) continue;
-    counts.set(host, (counts.get(host) ?? 0) + 1);
-  }
-  return [...counts].map(([host, requests]) => ({ host, requests })).sort((a, b) => b.requests - a.requests || a.host.localeCompare(b.host));
-}
-
 export default definePlugin({
   meta,
   run(artifacts) {
-    const pageHost = new URL(artifacts.finalUrl || artifacts.mainDocument.url).hostname.replace(/^\[|\]$/g, '');
+    const pageHost = hostOf(artifacts.finalUrl || artifacts.mainDocument.url) ?? '';
     const hosts = thirdPartyHosts(artifacts.network.map((r) => r.url), pageHost);
     const totalThirdParty = hosts.reduce((sum, h) => sum + h.requests, 0);
     const trackerList = loadTrackerList().domains;
-    const knownTrackers = hosts.flatMap(({ host }) => {
-      const listed = trackerDomainOf(host, trackerList);
-      return listed ? [{ host, listed }] : [];
-    });
+    const knownTrackers = listedTrackers(hosts.map((h) => h.host), trackerList);
 
     // Tools the page shows by URL or code tell shared cookies apart (_pk_id: Matomo or Piwik PRO).
     const present = analyticsOfPage(artifacts).filter((d) => d.evidence.some((e) => e.kind !== 'cookie')).map((d) => d.tool);
@@ -109,8 +88,7 @@ export default definePlugin({
       };
     });
     // Third-party cookies the browser refused to store are still cookies the site tries to set.
-    for (const [key, d] of declared) {
-      if (stored.has(key) || sameSite(d.domain, pageHost) || (d.lifetimeSeconds !== null && d.lifetimeSeconds <= 0)) continue;
+    for (const d of refusedThirdPartyCookies(artifacts.network, stored, pageHost)) {
       cookies.push({
         name: d.name,
         domain: d.domain,

@@ -97,7 +97,7 @@ await world.site('cdn.exempelby.se', { http: 'serve', handler: site('', {}, { '/
 // ── C: a site under a public suffix (github.io) with third parties, a tracker and no SRI ───────
 // HTTPS 5. Referrer 2: <meta name=referrer content=strict-origin-when-cross-origin> (no header),
 // the browsers' default, which sends the origin to other sites.
-// Cookies 5 − (2.5 + 0.25) (st from statistik.github.io: a third party by the public suffix list,
+// Cookies 5 − (2.5 + 0.25) (stats_id from statistik.github.io: a third party by the public suffix list,
 // where upstream's last-two-labels rule calls github.io first party) − 0.25 (SameSite=None) = 2.00.
 // Third parties 5 − 3 × 0.15 − (2 + 0.25) = 2.30: statistik.github.io, cdn.jsdelivr.net and
 // www.google-analytics.com, the last under google-analytics.com of the tracking list.
@@ -126,7 +126,7 @@ await world.site('exempelby.github.io', {
   ),
 });
 await world.site('statistik.github.io', {
-  handler: site('', {}, { '/s.js': ['text/javascript', 'window.s = 1;', { 'set-cookie': 'st=1; Path=/; Secure; HttpOnly; SameSite=None' }] }),
+  handler: site('', {}, { '/s.js': ['text/javascript', 'window.s = 1;', { 'set-cookie': 'stats_id=1; Path=/; Secure; HttpOnly; SameSite=None' }] }),
 });
 const cors = { 'access-control-allow-origin': '*' };
 await world.site('cdn.jsdelivr.net', {
@@ -251,7 +251,7 @@ t.test('C, under github.io: a third party by the public suffix list, a listed tr
   t.strictSame(data.sections.third_parties.hosts, ['cdn.jsdelivr.net', 'statistik.github.io', 'www.google-analytics.com']);
   t.strictSame(data.sections.third_parties.trackers, [{ host: 'www.google-analytics.com', listed: 'google-analytics.com' }]);
   t.strictSame(data.sections.cookies.cookies, [
-    { name: 'st', domain: 'statistik.github.io', first_party: false, secure: true, http_only: true, same_site: 'None', lifetime_s: null, stored: false },
+    { name: 'stats_id', domain: 'statistik.github.io', first_party: false, secure: true, http_only: true, same_site: 'None', lifetime_s: null, stored: false },
   ], 'Chromium refused the third-party cookie; its Set-Cookie still counts');
   t.strictSame(data.sections.sri.without_integrity, [
     'stylesheet https://cdn.jsdelivr.net/npm/a.css',
