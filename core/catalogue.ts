@@ -7,7 +7,7 @@
  * names of retired tests in those languages, are machine-translated (stated in the API's meta).
  */
 import type { Localized } from './i18n/langs.js';
-import type { Category, TestPlugin } from './plugin-api.js';
+import type { Category, OptionalComponent, TestPlugin } from './plugin-api.js';
 
 /** A test type as clients see it in /v1/tests. */
 export interface TestType {
@@ -17,6 +17,8 @@ export interface TestType {
   /** This service runs the test type (a registered plugin has its id). */
   available: boolean;
   categories: Category[];
+  /** Programs the type needs besides Node and Chromium (PluginMeta.requires); empty for most. */
+  requires: OptionalComponent[];
   names: Localized;
   descriptions: Localized;
 }
@@ -50,6 +52,7 @@ function entry(id: number, active: boolean, categories: Category[], names: Local
     id,
     active,
     categories,
+    requires: [],
     names,
     descriptions: descriptions ?? (active ? D.notRunHere : D.retired),
   };
@@ -114,7 +117,7 @@ export const CATALOGUE_META = {
 export function testTypeCatalogue(plugins: readonly TestPlugin[]): TestType[] {
   const byId = new Map<number, TestType>(STATIC_TEST_TYPES.map((t) => [t.id, { ...t, available: false }]));
   for (const { meta: m } of plugins) {
-    byId.set(m.id, { id: m.id, active: m.active, available: true, categories: [...m.categories], names: m.names, descriptions: m.descriptions });
+    byId.set(m.id, { id: m.id, active: m.active, available: true, categories: [...m.categories], requires: (m.requires ?? []).map((r) => ({ ...r })), names: m.names, descriptions: m.descriptions });
   }
   return [...byId.values()].sort((a, b) => a.id - b.id);
 }

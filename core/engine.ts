@@ -10,7 +10,7 @@ import { PageLoadFailure } from './gather/load-failure.js';
 import { createProbes } from './net/probes.js';
 import type { TargetGuard } from './net/target-guard.js';
 import type { Artifacts, Probes, TestPlugin } from './plugin-api.js';
-import { runPlugins, type PageFailure, type TestOutcome } from './pipeline.js';
+import { judgedDespite, runPlugins, type PageFailure, type TestOutcome } from './pipeline.js';
 import type { PhaseTimes } from './phase-times.js';
 import type { PluginRegistry } from './registry.js';
 import { recordPageTest } from './metrics.js';
@@ -102,15 +102,31 @@ export async function testPage(url: string, plugins: readonly TestPlugin[], deps
   const t0 = Date.now();
   // One probe cache per run, shared by Lighthouse's own fetches and the plugins: robots.txt once.
   const probes = createProbes(deps.guard);
+  const loadsPage = needsPageLoad(plugins);
+  // One time for the whole run: every plugin judges ages against the same moment.
+  const now = new Date();
+  // Types that need no page (the domain's e-mail, Zonemaster's DNS test) run beside the page load,
+  // not after it; they are stopped with the rest when the load fails in a way that ends the test.
+  const beside = new AbortController();
+  const besideSignal = options.signal ? AbortSignal.any([options.signal, beside.signal]) : beside.signal;
+  const pageless = loadsPage ? plugins.filter((p) => p.meta.needsPage === false) : [];
+  const besideLap = pageless.length ? options.times?.laps(' types needing no page (beside the load)') : undefined;
+  const early = pageless.length
+    ? runPlugins(pageless, emptyArtifacts(url), { probes, onPlugin: options.onPlugin, signal: besideSignal, now }).finally(() => besideLap?.end())
+    : null;
   let artifacts: Artifacts;
   let failure: PageLoadFailure | null = null;
   let pageFailure: PageFailure | undefined;
   try {
-    if (!needsPageLoad(plugins)) artifacts = emptyArtifacts(url);
+    if (!loadsPage) artifacts = emptyArtifacts(url);
     else if (!deps.browser) throw new Error('Loading the page needs a browser');
     else artifacts = await gather(url, { browser: deps.browser, guard: deps.guard, spare: deps.spare, probes, timeoutMs: deps.gatherTimeoutMs, onPhase: options.onPhase, signal: options.signal, afterLoad: options.afterLoad, times: options.times, needs: gatherNeeds(plugins) });
   } catch (err) {
-    if (!(err instanceof PageLoadFailure) || options.loadFailure !== 'report') throw err;
+    if (!(err instanceof PageLoadFailure) || options.loadFailure !== 'report') {
+      beside.abort(err);
+      await early;
+      throw err;
+    }
     failure = err;
     const probed = err.probesSuffice && plugins.some((p) => p.meta.judgesFromProbes) ? await probedArtifacts(url, probes) : null;
     artifacts = probed ?? emptyArtifacts(url);
@@ -119,11 +135,14 @@ export async function testPage(url: string, plugins: readonly TestPlugin[], deps
   const t1 = Date.now();
   options.onPhase?.('plugins');
   const lap = options.times?.laps('plugins');
-  const rating = runPlugins(plugins, artifacts, {
-    probes,
-    onPlugin: options.onPlugin,
-    signal: options.signal,
-    pageFailure,
+  const rest = early ? plugins.filter((p) => p.meta.needsPage !== false) : plugins;
+  const rating = Promise.all([
+    runPlugins(rest, artifacts, { probes, onPlugin: options.onPlugin, signal: options.signal, pageFailure, now }),
+    early ?? [],
+  ]).then(([late, first]) => {
+    // In the order asked for, whichever finished first.
+    const byType = new Map([...late, ...first.map((o) => (pageFailure ? judgedDespite(o, pageFailure) : o))].map((o) => [o.typeOfTest, o]));
+    return plugins.map((p) => byType.get(p.meta.id)!);
   });
   const outcomes = options.signal ? await untilAborted(rating, options.signal) : await rating;
   lap?.end();

@@ -56,6 +56,8 @@ export const ErrorCodes = {
   PASSWORD_TOKEN_INVALID: { status: 400, message: 'The link to set a password is unknown, used or expired: ask for a new one' },
   PASSWORD_INVALID: { status: 400, message: 'The new password is not acceptable' },
   PASSWORD_WRONG: { status: 400, message: 'The current password is wrong' },
+  // A test type's outcome on a runner that lacks a program the type needs (PluginMeta.requires).
+  TEST_TYPE_UNAVAILABLE: { status: 503, message: 'The test type needs a program this runner does not have' },
   CHROMIUM_MISSING: { status: 500, message: 'Chromium is not installed' },
   DB_UNAVAILABLE: { status: 503, message: 'The database does not respond' },
   TIMEOUT: { status: 500, message: 'The work took longer than allowed' },

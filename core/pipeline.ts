@@ -4,7 +4,7 @@
  * a rating of a category the plugin did not declare is rejected, and a plugin that throws or runs
  * out of time yields an error outcome; none of these sinks the others.
  */
-import { CATEGORIES, NOT_RATED, type Artifacts, type Finding, type Category, type PluginResult, type Probes, type TestPlugin } from './plugin-api.js';
+import { CATEGORIES, ComponentUnavailable, NOT_RATED, type Artifacts, type Finding, type Category, type PluginResult, type Probes, type TestPlugin } from './plugin-api.js';
 import { errorReports, failureReports, judgedWithoutPage, renderReports, type Reports } from './report.js';
 import type { ReportText } from './i18n/langs.js';
 import { round } from './rating.js';
@@ -35,6 +35,11 @@ export interface TestOutcome {
   data: Record<string, unknown>;
   error: string | null;
   durationMs: number;
+  /**
+   * The program this runner lacks (PluginMeta.requires) when the type could not run here: not
+   * rated, not the site's latest result, and a re-test is not charged for it.
+   */
+  unavailable?: string;
 }
 
 export interface RunPluginsOptions {
@@ -110,6 +115,39 @@ function failureOutcome(plugin: TestPlugin, failure: PageFailure, started: numbe
   };
 }
 
+/**
+ * A plugin's judgement made although the page could not be loaded (from the probes, or of
+ * something other than the page): its reports and data say so and why. Outcomes that are not a
+ * judgement (an error, a type not available) are left as they are.
+ */
+export function judgedDespite(outcome: TestOutcome, failure: PageFailure): TestOutcome {
+  if (outcome.error !== null) return outcome;
+  return {
+    ...outcome,
+    reports: judgedWithoutPage(outcome.reports, failure.text),
+    data: { ...outcome.data, page_load_failure: { code: failure.code, message: failure.message } },
+  };
+}
+
+/** The type needs a program this runner lacks: not rated, said in the report languages. */
+function unavailableOutcome(plugin: TestPlugin, err: ComponentUnavailable, started: number): TestOutcome {
+  const text: ReportText = {
+    sv: `Testtypen går inte att köra på den här testmaskinen: ${err.component} saknas (${err.message}). Testtypen har inte debiterats.`,
+    en: `The test type is not available on this test runner: ${err.component} is missing (${err.message}). It was not charged for.`,
+  };
+  return {
+    typeOfTest: plugin.meta.id,
+    rating: NOT_RATED,
+    ratings: {},
+    reports: failureReports(text),
+    findings: [],
+    data: { error: err.message, code: 'TEST_TYPE_UNAVAILABLE', component: err.component },
+    error: `not available on this runner: ${err.component} is missing (${err.message})`,
+    durationMs: Date.now() - started,
+    unavailable: err.component,
+  };
+}
+
 export async function runPlugin(plugin: TestPlugin, artifacts: Artifacts, options: RunPluginsOptions): Promise<TestOutcome> {
   const started = Date.now();
   const failure = options.pageFailure;
@@ -126,18 +164,19 @@ export async function runPlugin(plugin: TestPlugin, artifacts: Artifacts, option
     // A job already out of time starts nothing.
     signal.throwIfAborted();
     const result = await untilAborted(Promise.resolve().then(() => plugin.run(artifacts, { probes: options.probes, signal, now: options.now ?? new Date(started) })), signal);
-    const reports = renderReports(result);
-    return {
+    const outcome: TestOutcome = {
       typeOfTest: plugin.meta.id,
       rating: clampRating(result.rating),
       ratings: checkedRatings(plugin, result),
-      reports: failure ? judgedWithoutPage(reports, failure.text) : reports,
+      reports: renderReports(result),
       findings: result.findings,
-      data: failure ? { ...result.data, page_load_failure: { code: failure.code, message: failure.message } } : result.data ?? {},
+      data: result.data ?? {},
       error: null,
       durationMs: Date.now() - started,
     };
+    return failure ? judgedDespite(outcome, failure) : outcome;
   } catch (err) {
+    if (err instanceof ComponentUnavailable && !signal.aborted) return unavailableOutcome(plugin, err, started);
     // Once the signal has aborted, that is the reason, whatever the plugin threw on seeing it.
     const reason: unknown = signal.aborted ? signal.reason : err;
     const text = reason instanceof Error ? reason.message : String(reason);

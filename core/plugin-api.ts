@@ -240,6 +240,12 @@ export interface Probes {
    * memoised per run. Names only: nothing is connected to.
    */
   dns(name: string, type: DnsRecordType): Promise<DnsAnswer>;
+  /**
+   * Whether the target guard lets the service (or a tool it runs, such as Zonemaster) connect to
+   * this IP address: private, loopback and other internal ranges are refused unless the operator
+   * allowlisted them. For a plugin that hands addresses to a program of its own.
+   */
+  isAllowedAddress(address: string): boolean;
 }
 
 export interface PluginContext {
@@ -306,6 +312,36 @@ export interface PluginMeta {
   needsPage?: boolean;
   /** Time limit for run(), default 30 s. */
   timeoutMs?: number;
+  /**
+   * Programs the type needs besides Node and Chromium (an optional component: Zonemaster's
+   * `zonemaster-cli` for type 32). A runner without one reports the type as not available (its
+   * run() throws ComponentUnavailable): not rated, and a re-test is not charged for it.
+   * /v1/tests lists them.
+   */
+  requires?: OptionalComponent[];
+}
+
+/** A program a test type needs that a runner may lack. */
+export interface OptionalComponent {
+  /** The program's name, e.g. `zonemaster-cli`. */
+  component: string;
+  /** How an operator installs it, e.g. `apt-get install zonemaster-cli` (Debian). */
+  install: string;
+}
+
+/**
+ * Thrown by run() when a component the type needs (meta.requires) is missing on this runner: the
+ * outcome is "not available on this runner", not rated, with this reason in the report languages;
+ * the order is not charged for the type.
+ */
+export class ComponentUnavailable extends Error {
+  constructor(
+    readonly component: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ComponentUnavailable';
+  }
 }
 
 /** A test-type plugin: a static meta and one run(). */

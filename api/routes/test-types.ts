@@ -17,19 +17,23 @@ const localized = { type: 'object', properties: Object.fromEntries(LANGS.map((l)
 
 const TEST_TYPE_SCHEMA = {
   type: 'object',
-  description: 'A test type. Decided where the spec says "not shown": besides `id` and the localised names, a record has `active` (active in the established catalogue; retired ids are false), `available` (this service runs it), `categories` it rates, and descriptions. With `lang`, `names`/`descriptions` flatten to `name`/`description` in that language and `lang` says which.',
+  description: 'A test type. Decided where the spec says "not shown": besides `id` and the localised names, a record has `active` (active in the established catalogue; retired ids are false), `available` (this service runs it), `categories` it rates, descriptions, and `requires`: the programs the type needs besides Node and Chromium, each with how an operator installs it (empty for most types; type 32 needs `zonemaster-cli`). A runner that lacks one reports the type as not available (not rated, `data.code` TEST_TYPE_UNAVAILABLE) and a re-test is not charged for it: its credit is given back when the run is stored. With `lang`, `names`/`descriptions` flatten to `name`/`description` in that language and `lang` says which.',
   properties: {
     id: { type: 'integer' },
     active: { type: 'boolean' },
     available: { type: 'boolean' },
     categories: { type: 'array', items: { type: 'string', enum: ['a11y', 'pagespeed', 'infosec', 'webstandard'] } },
+    requires: {
+      type: 'array',
+      items: { type: 'object', properties: { component: { type: 'string' }, install: { type: 'string' } }, required: ['component', 'install'] },
+    },
     lang: { type: 'string' },
     name: { type: 'string' },
     description: { type: 'string' },
     names: localized,
     descriptions: localized,
   },
-  required: ['id', 'active', 'available', 'categories'],
+  required: ['id', 'active', 'available', 'categories', 'requires'],
 } as const;
 
 const META_SCHEMA = {
@@ -40,7 +44,7 @@ const META_SCHEMA = {
 
 
 function present(t: TestType, lang: Lang | undefined) {
-  const base = { id: t.id, active: t.active, available: t.available, categories: t.categories };
+  const base = { id: t.id, active: t.active, available: t.available, categories: t.categories, requires: t.requires };
   return lang
     ? { ...base, lang, name: t.names[lang], description: t.descriptions[lang] }
     : { ...base, names: t.names, descriptions: t.descriptions };

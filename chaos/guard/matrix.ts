@@ -228,6 +228,7 @@ function recording(probes: Probes): Probes & { answers: Map<string, ProbeRespons
     },
     tls: (host, port) => probes.tls(host, port),
     dns: (name, type) => probes.dns(name, type),
+    isAllowedAddress: (address) => probes.isAllowedAddress(address),
   };
 }
 

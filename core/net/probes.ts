@@ -231,5 +231,8 @@ export function createProbes(guard: TargetGuard, options: ProbeOptions = {}): Pr
       }
       return hit;
     },
+    isAllowedAddress(address) {
+      return guard.isAllowedAddress(address);
+    },
   };
 }

@@ -10,6 +10,7 @@ import { ANALYTICS_TYPE_OF_TEST } from '../analytics.js';
 import { NOT_RATED } from '../plugin-api.js';
 import type { TestOutcome } from '../pipeline.js';
 import { recordRunStored } from '../metrics.js';
+import { RETEST_CREDITS_PER_TEST } from '../quota.js';
 import { addJob } from './jobs.js';
 import { notifyCache, withCacheEvents } from './notify.js';
 import { queueWebhookDeliveries } from './webhooks.js';
@@ -98,6 +99,19 @@ export async function requeueRun(db: Db, runId: number, why: string): Promise<bo
   });
 }
 
+/**
+ * A re-test is charged per test type (core/quota.ts); a type the runner could not run (a program
+ * it lacks) is given back: a ledger row of minus its credits on the order, in the transaction that
+ * stores the run (once: a run is stored once). A one-off test is priced per page whatever types
+ * run, so nothing is given back for it.
+ */
+async function refundUnavailable(trx: Transaction<DB>, orderId: number, outcomes: readonly TestOutcome[]): Promise<void> {
+  const missing = new Set(outcomes.filter((o) => o.unavailable).map((o) => o.typeOfTest)).size;
+  if (missing === 0) return;
+  await sql`insert into credit_ledger (site_id, order_id, credits)
+    select site_id, id, ${-missing * RETEST_CREDITS_PER_TEST}::int from orders where id = ${orderId} and kind = 'retest'`.execute(trx);
+}
+
 const rated = (r: number | undefined | null) => (typeof r === 'number' && r !== NOT_RATED && r >= 1 ? r : null);
 
 /**
@@ -122,10 +136,13 @@ async function storeRunResults(db: Db, runId: number, outcomes: readonly TestOut
     // One statement per table for the whole run (a run of 16 types made about 110 round trips
     // one outcome at a time, inside the transaction that holds the run's row).
     const ids = await insertResults(trx, run, runId, outcomes, testDate);
-    if (!run.private && outcomes.length > 0) {
+    // A type this runner could not run (a program missing) is kept in the run's results but is
+    // not the site's latest result: a real one from another runner stays in place.
+    const latest = outcomes.flatMap((o, i) => (o.unavailable ? [] : [{ site_id: run.site_id, type_of_test: o.typeOfTest, result_id: ids[i], test_date: testDate }]));
+    if (!run.private && latest.length > 0) {
       await trx
         .insertInto('latest_results')
-        .values(outcomes.map((o, i) => ({ site_id: run.site_id, type_of_test: o.typeOfTest, result_id: ids[i], test_date: testDate })))
+        .values(latest)
         .onConflict((oc) =>
           oc.columns(['site_id', 'type_of_test'])
             .doUpdateSet((eb) => ({ result_id: eb.ref('excluded.result_id'), test_date: eb.ref('excluded.test_date') }))
@@ -148,6 +165,7 @@ async function storeRunResults(db: Db, runId: number, outcomes: readonly TestOut
     }
     await trx.updateTable('test_runs').set({ status: 'done', finished_at: new Date(), error: null }).where('id', '=', runId).execute();
     if (run.order_id !== null) {
+      await refundUnavailable(trx, run.order_id, outcomes);
       await trx
         .updateTable('orders')
         .set({ status: 'done' })

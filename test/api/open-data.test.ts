@@ -159,7 +159,7 @@ t.test('GET /v1/tests/{test_id}', async (t) => {
   const res = await app.inject('/v1/tests/21?lang=is');
   t.equal(res.statusCode, 200);
   t.same(res.json().test, {
-    id: 21, active: true, available: true, categories: ['infosec', 'webstandard'], lang: 'is', name: 'HTTP & netkerfi',
+    id: 21, active: true, available: true, categories: ['infosec', 'webstandard'], requires: [], lang: 'is', name: 'HTTP & netkerfi',
     description: 'Athugar framsendingu í HTTPS, HSTS, TLS-útgáfur og skilríki, HTTP/2, öryggishausa og blandað efni.',
   });
   t.ok(res.json().meta.machine_translated);
@@ -170,6 +170,9 @@ t.test('GET /v1/tests/{test_id}', async (t) => {
   t.same(unknown.json(), { statusCode: 404, error: 'TEST_TYPE_NOT_FOUND', message: 'Unknown test id 12345' });
   t.equal((await app.inject('/v1/tests/21?lang=xx')).statusCode, 400);
   t.equal((await app.inject('/v1/tests/abc')).statusCode, 400);
+  // The DNS test names the program it needs besides Node and Chromium.
+  const dns = (await app.inject('/v1/tests/32?lang=en')).json().test;
+  t.same([dns.name, dns.available, dns.categories, dns.requires], ['DNS (Zonemaster)', true, ['infosec', 'webstandard'], [{ component: 'zonemaster-cli', install: 'apt-get install zonemaster-cli (Debian 12 and later)' }]]);
   const retired = (await app.inject('/v1/tests/6?lang=en')).json().test;
   t.same([retired.active, retired.available, retired.name], [false, false, 'HTML Validation (W3C)'], 'a static entry answers too, not available');
 });
@@ -179,7 +182,7 @@ t.test('a third-party plugin loaded by package name appears in /v1/tests and /v1
   const one = await withExample.app.inject('/v1/tests/150?lang=sv');
   t.equal(one.statusCode, 200, one.body);
   t.same(one.json().test, {
-    id: 150, active: true, available: true, categories: ['webstandard'], lang: 'sv', name: 'Sidtitel',
+    id: 150, active: true, available: true, categories: ['webstandard'], requires: [], lang: 'sv', name: 'Sidtitel',
     description: 'Checks that the page has a title of a useful length (example plugin).',
   });
   const all = (await withExample.app.inject('/v1/tests')).json();

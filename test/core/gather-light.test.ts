@@ -109,3 +109,26 @@ t.test("each audit's metadata is built once per process, and the reports keep bo
     (Audit.meta as { id: string }).id = 'y';
   }, TypeError, 'a write to the kept metadata throws');
 });
+
+t.test('types that need no page run beside the page load, not after it, and come back in the order asked', async (t) => {
+  const marks: string[] = [];
+  let pagelessStarted = 0;
+  let phasePlugins = 0;
+  const pageless = { meta: { ...registry.get(24)!.meta, id: 990, needsPage: false }, run: async () => {
+    pagelessStarted = performance.now();
+    marks.push('pageless started');
+    return { rating: 5, ratings: {}, findings: [], summary: { sv: 'ok', en: 'ok' }, data: {} };
+  } };
+  const paged = { meta: { ...registry.get(21)!.meta, id: 991, categories: [], requiredArtifacts: ['mainDocument' as const] }, run: async () => {
+    marks.push('page type started');
+    return { rating: 4, ratings: {}, findings: [], summary: { sv: 'ok', en: 'ok' }, data: {} };
+  } };
+  const tested = await testPage(site.url, [paged, pageless], { browser: await testBrowserPool().acquire(), guard, registry }, {
+    onPhase: (phase) => {
+      if (phase === 'plugins') phasePlugins = performance.now();
+    },
+  });
+  t.strictSame(marks, ['pageless started', 'page type started']);
+  t.ok(pagelessStarted > 0 && pagelessStarted < phasePlugins, 'the type needing no page had started before the page load ended');
+  t.strictSame(tested.outcomes.map((o) => [o.typeOfTest, o.rating, o.error]), [[991, 4, null], [990, 5, null]], 'in the order asked');
+});

@@ -89,6 +89,9 @@ t.test('probes that carry text only (no bytes beside the answer) are read from t
     async dns() {
       throw new Error('unused');
     },
+    isAllowedAddress() {
+      throw new Error('unused');
+    },
   };
   const { sitemaps, urls } = await readSitemaps(textOnly, ['https://kommun.example/sitemap.xml']);
   // An entry without <loc> is no entry; a relative <loc> is resolved against the sitemap's URL.

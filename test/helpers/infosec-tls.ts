@@ -136,6 +136,7 @@ export function routeProbes(probes: Probes, routes: Record<string, string>): Pro
     },
     tls: (host, port) => probes.tls(host, port),
     dns: (name, type) => probes.dns(name, type),
+    isAllowedAddress: (address) => probes.isAllowedAddress(address),
   };
 }
 

@@ -254,7 +254,7 @@ t.test('a plugin folder added at test time is listed, ordered through POST /rete
   t.equal(listed.statusCode, 200);
   t.strictSame(
     listed.json().tests.find((x: { id: number }) => x.id === 160),
-    { id: 160, active: true, available: true, categories: ['webstandard'], lang: 'en', name: 'Page language', description: meta.descriptions.en },
+    { id: 160, active: true, available: true, categories: ['webstandard'], requires: [], lang: 'en', name: 'Page language', description: meta.descriptions.en },
     '/v1/tests lists the new type',
   );
   const one = await app.inject({ method: 'GET', url: '/v1/tests/160?lang=sv' });

@@ -261,6 +261,7 @@ function tableProbes(answers: Record<string, { status: number; location?: string
       } satisfies TlsProbe;
     },
     dns: noRecordLookup,
+    isAllowedAddress: () => false,
   };
 }
 

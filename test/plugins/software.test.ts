@@ -53,6 +53,9 @@ const NO_PROBES: Probes = {
   dns: async (name) => {
     throw new Error(`the software plugin asked DNS for ${name}`);
   },
+  isAllowedAddress: (address) => {
+    throw new Error(`the software plugin asked the guard about ${address}`);
+  },
 };
 
 function record(url: string, fields: Partial<NetworkRecord> = {}): NetworkRecord {
