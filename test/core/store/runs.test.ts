@@ -117,3 +117,28 @@ t.test("a run's results go in as one statement per table, however many test type
   const latest = await db.selectFrom('latest_results').select(['type_of_test', 'result_id']).where('site_id', '=', siteId).orderBy('type_of_test').execute();
   t.strictSame(latest.map((l) => [l.type_of_test, l.result_id]), [...types].sort((a, b) => a.typeOfTest - b.typeOfTest).map((o) => [o.typeOfTest, ids[types.indexOf(o)]]), 'each type\'s latest result is this run\'s');
 });
+
+t.test('a type the runner could not run (a program missing): stored with the run, not the latest result, its re-test credit given back', async (t) => {
+  const { db } = await createTestDb(t);
+  const siteId = await seedSite(db, { title: 'a', url: 'https://a.example/' });
+  // An earlier run rated type 32 on a runner that had Zonemaster.
+  const first = await openRun(db, siteId);
+  const [earlier] = await saveRunResults(db, first.runId, [outcome(32, 3.5, { infosec: 5 })], new Date(Date.now() - 60_000));
+  const { runId, orderId } = await openRun(db, siteId, true);
+  await db.updateTable('orders').set({ credits: 2 }).where('id', '=', orderId!).execute();
+  await db.insertInto('credit_ledger').values({ site_id: siteId, order_id: orderId!, credits: 2 }).execute();
+  const missing = { ...outcome(32, -1), error: 'not available on this runner: zonemaster-cli is missing (zonemaster-cli is not on the PATH)', unavailable: 'zonemaster-cli' };
+  const ids = await saveRunResults(db, runId, [outcome(24, 4, { infosec: 4 }), missing]);
+  t.equal(ids.length, 2, 'both outcomes stored with the run');
+  const latest = await db.selectFrom('latest_results').select(['type_of_test', 'result_id']).where('site_id', '=', siteId).orderBy('type_of_test').execute();
+  t.same(latest.map((l) => [l.type_of_test, Number(l.result_id)]), [[24, Number(ids[0])], [32, Number(earlier)]], "type 32's latest result is still the rated one");
+  const ledger = await db.selectFrom('credit_ledger').select('credits').where('order_id', '=', orderId!).orderBy('id').execute();
+  t.same(ledger.map((l) => l.credits), [2, -1], 'the order cost 2; the type not run is given back');
+  t.same(await saveRunResults(db, runId, [missing]), [], 'stored once, given back once');
+  t.same((await db.selectFrom('credit_ledger').select('credits').where('order_id', '=', orderId!).execute()).length, 2);
+  // A one-off test is priced per page: nothing given back.
+  const once = await db.insertInto('orders').values({ site_id: siteId, kind: 'test_once', credits: 15, status: 'running' }).returning('id').executeTakeFirstOrThrow();
+  const onceRun = await db.insertInto('test_runs').values({ site_id: siteId, url: 'https://a.example/x', status: 'running', private: true, order_id: once.id }).returning('id').executeTakeFirstOrThrow();
+  await saveRunResults(db, Number(onceRun.id), [missing]);
+  t.same((await db.selectFrom('credit_ledger').select('credits').where('order_id', '=', once.id).execute()).length, 0);
+});
