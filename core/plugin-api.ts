@@ -237,9 +237,10 @@ export interface Probes {
   tls(host: string, port?: number): Promise<TlsProbe>;
   /**
    * A DNS lookup through the service's resolver (WEBPERF_DNS_SERVERS, else the system's servers);
-   * memoised per run. Names only: nothing is connected to.
+   * memoised per run. Names only: nothing is connected to. `checkingDisabled`: the CD bit, so that
+   * a validating resolver answers for a zone whose signatures fail (without the AD flag).
    */
-  dns(name: string, type: DnsRecordType): Promise<DnsAnswer>;
+  dns(name: string, type: DnsRecordType, options?: { checkingDisabled?: boolean }): Promise<DnsAnswer>;
   /**
    * Whether the target guard lets the service (or a tool it runs, such as Zonemaster) connect to
    * this IP address: private, loopback and other internal ranges are refused unless the operator

@@ -22,8 +22,18 @@ import dnsPacket from 'dns-packet';
 import ipaddr from 'ipaddr.js';
 import type { DnsAnswer, DnsRecordType } from '../plugin-api.js';
 
+/** How a question is asked. */
+export interface LookupOptions {
+  /**
+   * Set the CD (checking disabled) bit (RFC 4035 section 3.2.2): a validating resolver answers
+   * even for a zone whose signatures fail (it would answer SERVFAIL), without the AD flag. For a
+   * caller that needs the data whatever its DNSSEC (the DNS test's look at a zone's name servers).
+   */
+  checkingDisabled?: boolean;
+}
+
 /** Asks one question; never throws (a failure is an answer with status 'error'). */
-export type RecordLookup = (name: string, type: DnsRecordType) => Promise<DnsAnswer>;
+export type RecordLookup = (name: string, type: DnsRecordType, options?: LookupOptions) => Promise<DnsAnswer>;
 
 /** c-ares codes that mean "no such name" and "the name has no record of this type". */
 const NXDOMAIN = new Set<string>([dns.NOTFOUND]);
@@ -67,11 +77,11 @@ export function recordLookup(servers: readonly string[], options: { timeoutMs?: 
   // What the Resolver asks: the configured servers, or the system's as c-ares read them.
   const targets = resolver.getServers().map(parseServer).filter((s): s is Server => s !== null);
   const viaResolver = resolverLookup(resolver);
-  return (rawName, type) => inTurn(async () => {
+  return (rawName, type, lookup = {}) => inTurn(async () => {
     const name = normName(rawName);
     let raw: Response | { error: string };
     try {
-      raw = await askServers(targets, name, type, timeoutMs, tries);
+      raw = await askServers(targets, name, type, timeoutMs, tries, lookup.checkingDisabled === true);
     } catch (err) {
       raw = { error: (err as Error).message };
     }
@@ -147,8 +157,8 @@ interface Response {
   authorities: dnsPacket.Answer[] | null;
 }
 
-/** The query: RD and AD set, one question, an OPT record with DO (RFC 6891, RFC 3225). */
-function encodeQuery(id: number, name: string, type: DnsRecordType): Buffer {
+/** The query: RD and AD set (and CD when asked), one question, an OPT record with DO (RFC 6891, RFC 3225). */
+function encodeQuery(id: number, name: string, type: DnsRecordType, checkingDisabled: boolean): Buffer {
   // dns-packet writes what it is given; a label or name too long would make a malformed query.
   const labels = name.split('.').filter(Boolean);
   if (labels.some((l) => Buffer.byteLength(l) > 63)) throw new Error(`a label of ${name} is longer than 63 octets`);
@@ -156,7 +166,7 @@ function encodeQuery(id: number, name: string, type: DnsRecordType): Buffer {
   return dnsPacket.encode({
     type: 'query',
     id,
-    flags: dnsPacket.RECURSION_DESIRED | dnsPacket.AUTHENTIC_DATA,
+    flags: dnsPacket.RECURSION_DESIRED | dnsPacket.AUTHENTIC_DATA | (checkingDisabled ? dnsPacket.CHECKING_DISABLED : 0),
     questions: [{ type, name: labels.join('.') || '.' }],
     // @types/dns-packet types OPT as decoded (extendedRcode, options...); encode defaults them.
     additionals: [{ type: 'OPT', name: '.', udpPayloadSize: UDP_PAYLOAD, flags: dnsPacket.DNSSEC_OK } as dnsPacket.OptAnswer],
@@ -248,10 +258,10 @@ function answerFrom(name: string, type: DnsRecordType, raw: Response): DnsAnswer
 }
 
 /** One query to one server: the parsed response, or null when none came in time. */
-function askOnce(server: Server, name: string, type: DnsRecordType, timeoutMs: number): Promise<Response | null> {
+function askOnce(server: Server, name: string, type: DnsRecordType, timeoutMs: number, checkingDisabled: boolean): Promise<Response | null> {
   return new Promise((resolve, reject) => {
     const id = randomInt(0, 0x10000);
-    const query = encodeQuery(id, name, type);
+    const query = encodeQuery(id, name, type, checkingDisabled);
     const socket = dgram.createSocket(server.family === 6 ? 'udp6' : 'udp4');
     let settled = false;
     const finish = (value: Response | null, err?: Error) => {
@@ -283,14 +293,14 @@ function askOnce(server: Server, name: string, type: DnsRecordType, timeoutMs: n
 const normAddress = (address: string) => (net.isIPv6(address) ? ipaddr.parse(address).toString() : address);
 
 /** The servers in order, each `tries` times, until one answers (SERVFAIL and REFUSED: the next server). */
-async function askServers(servers: readonly Server[], name: string, type: DnsRecordType, timeoutMs: number, tries: number): Promise<Response | { error: string }> {
+async function askServers(servers: readonly Server[], name: string, type: DnsRecordType, timeoutMs: number, tries: number, checkingDisabled: boolean): Promise<Response | { error: string }> {
   if (servers.length === 0) return { error: 'no DNS servers' };
   let last: Response | null = null;
   let lastError = 'timed out';
   for (let attempt = 0; attempt < tries; attempt++) {
     for (const server of servers) {
       try {
-        const answer = await askOnce(server, name, type, timeoutMs);
+        const answer = await askOnce(server, name, type, timeoutMs, checkingDisabled);
         if (!answer) continue;
         if (answer.rcode === 'SERVFAIL' || answer.rcode === 'REFUSED') {
           last = answer;

@@ -222,11 +222,11 @@ export function createProbes(guard: TargetGuard, options: ProbeOptions = {}): Pr
       }
       return hit;
     },
-    dns(name, type) {
-      const key = `${type} ${name.toLowerCase().replace(/\.$/, '')}`;
+    dns(name, type, options = {}) {
+      const key = `${type} ${name.toLowerCase().replace(/\.$/, '')}${options.checkingDisabled ? ' cd' : ''}`;
       let hit = dnsCache.get(key);
       if (!hit) {
-        hit = guard.records(name, type);
+        hit = guard.records(name, type, options);
         dnsCache.set(key, hit);
       }
       return hit;

@@ -11,9 +11,9 @@
  * result (not rated). Zonemaster is run over IPv4 only (upstream's --no-ipv6), so the IPv6
  * addresses are not asked. What is left: Zonemaster follows the delegation from the root itself, so
  * a parent whose glue names other addresses than the zone's own records is not seen by this check
- * (Zonemaster sends DNS questions only, to port 53). A validating resolver answers SERVFAIL for a
- * zone whose signatures fail; then the name servers cannot be checked and the zone is not tested,
- * the reason given.
+ * (Zonemaster sends DNS questions only, to port 53). The questions set the CD bit, so that a
+ * validating resolver answers for a zone whose signatures fail too; a resolver that still gives
+ * no answer leaves the servers unchecked, and the zone is not tested, the reason given.
  *
  * A runner without `zonemaster-cli` reports the type as not available (ComponentUnavailable): not
  * rated, and a re-test is not charged for it.
@@ -48,13 +48,16 @@ type NameServerCheck =
   | { ok: false; text: ReportText; data: Record<string, unknown> };
 
 export async function checkNameServers(zone: string, probes: Probes): Promise<NameServerCheck> {
-  const ns = await probes.dns(zone, 'NS');
+  // With CD: a validating resolver answers for a zone whose signatures fail (the zones this test
+  // is most needed for); only addresses are read here, DNSSEC is Zonemaster's to judge.
+  const cd = { checkingDisabled: true };
+  const ns = await probes.dns(zone, 'NS', cd);
   if (ns.status === 'nxdomain') return { ok: false, text: STRINGS.noSuchDomain(zone), data: { failed: 'nxdomain' } };
   if (ns.status === 'error') return { ok: false, text: STRINGS.lookupFailed(zone, ns.error ?? 'no answer'), data: { failed: 'lookup', error: ns.error ?? null } };
   if (ns.records.length === 0) return { ok: false, text: STRINGS.noNameServers(zone), data: { failed: 'no-ns' } };
   const servers = await Promise.all(
     [...new Set(ns.records.map((r) => r.toLowerCase().replace(/\.$/, '')))].sort().map(async (name) => {
-      const a = await probes.dns(name, 'A');
+      const a = await probes.dns(name, 'A', cd);
       return { name, addresses: a.status === 'ok' ? a.records : [] };
     }),
   );

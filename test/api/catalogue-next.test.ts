@@ -1,6 +1,7 @@
 /**
  * The rest of the webperf.se catalogue end to end (issue 23): energy efficiency (22), e-mail (24),
- * software (25), accessibility statement (26), JS lint (29) and privacy (31, issue 29 §3) ordered through the API, run by a
+ * software (25), accessibility statement (26), JS lint (29), privacy (31, issue 29 §3) and DNS (32, issue 29 §4: the real
+ * zonemaster-cli over kommun.test served by the world's own authoritative servers) ordered through the API, run by a
  * real graphile-worker runner with a real Chromium and Lighthouse on one page load of a
  * municipality's website served as real ones are (https://www.kommun.test/ on port 443, its names,
  * MX, SPF, DMARC, MTA-STS and TLS-RPT records answered by the test world's DNS server), and the
@@ -26,6 +27,10 @@
  *   no third party (5), headers 5 − 1.5 (no HSTS) − 0.5 (no nosniff) − 0.5 (no X-Frame-Options or
  *   frame-ancestors) = 2.5, no third-party script (SRI 5): (5 + 3 + 5 + 5 + 2.5 + 5) / 6 = 4.25,
  *   infosec 4.25.
+ * - 32: kommun.test's servers answer as they should; what loopback cannot help remains: name
+ *   servers at private addresses (ADDRESS01, ERROR, −1.5) and no reverse DNS (a WARNING upstream's
+ *   override makes a notice): 5 − 1.5 = 3.50, standards 3.50; nothing in DNSSEC or Consistency
+ *   (unsigned is a notice): security 5.00.
  */
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -38,10 +43,11 @@ import { buildTestApi } from '../helpers/api.js';
 import { checkLayout } from '../helpers/layout.js';
 import { browserContext, portalClient, portalSignIn, portalUser, signIn } from '../helpers/portal.js';
 import { runEnded, startTestRunner } from '../helpers/runner.js';
+import { startAuthoritativeDns } from '../helpers/world/authoritative-dns.js';
 import { startWorld } from '../helpers/world/index.js';
 
 const RUN_WAIT_MS = 150_000;
-const NEW_TYPES = [22, 24, 25, 26, 29, 31];
+const NEW_TYPES = [22, 24, 25, 26, 29, 31, 32];
 const DAY_MS = 86_400_000;
 const MONTHS_SV = ['januari', 'februari', 'mars', 'april', 'maj', 'juni', 'juli', 'augusti', 'september', 'oktober', 'november', 'december'];
 
@@ -93,7 +99,7 @@ const POLICY = 'version: STSv1\r\nmode: enforce\r\nmx: mx1.kommun.test\r\nmx: mx
 
 interface Served { path: string; browser: boolean; bytes: number }
 
-t.test('types 22, 24, 25, 26, 29 and 31 through the API, a real runner and the pages', async (t) => {
+t.test('types 22, 24, 25, 26, 29, 31 and 32 through the API, a real runner and the pages', async (t) => {
   const world = await startWorld(t);
   const served: Served[] = [];
   const site = await world.site('www.kommun.test', {
@@ -127,6 +133,20 @@ t.test('types 22, 24, 25, 26, 29 and 31 through the API, a real runner and the p
   world.record('_dmarc.kommun.test', { TXT: [['v=DMARC1; p=reject; adkim=s; aspf=s; rua=mailto:dmarc@kommun.test']] });
   world.record('_mta-sts.kommun.test', { TXT: [['v=STSv1; id=20261101T000000;']] });
   world.record('_smtp._tls.kommun.test', { TXT: [['v=TLSRPTv1; rua=mailto:tlsrpt@kommun.test']] });
+  // kommun.test served authoritatively from the world's own root (for DNS, 32): its servers'
+  // names and addresses as the resolver gives them, Zonemaster pointed at that root as an operator
+  // points it at another (WEBPERF_DNS_ROOT_HINTS, read at each run).
+  const authoritative = await startAuthoritativeDns({ zones: [{ name: 'kommun.test', address: site.address }] });
+  t.teardown(() => authoritative.close());
+  const nameServers = authoritative.zoneNs('kommun.test');
+  world.record('kommun.test', { NS: nameServers.map((n) => n.name) });
+  for (const n of nameServers) world.record(n.name, { A: [n.address] });
+  const hintsBefore = process.env.WEBPERF_DNS_ROOT_HINTS;
+  process.env.WEBPERF_DNS_ROOT_HINTS = authoritative.hintsFile;
+  t.teardown(() => {
+    if (hintsBefore === undefined) delete process.env.WEBPERF_DNS_ROOT_HINTS;
+    else process.env.WEBPERF_DNS_ROOT_HINTS = hintsBefore;
+  });
 
   // A webhook receiver of the municipality's own.
   const hooks: { type_of_test: number; rating: number; url: string }[] = [];
@@ -157,12 +177,12 @@ t.test('types 22, 24, 25, 26, 29 and 31 through the API, a real runner and the p
 
   await startTestRunner(t, { db, connectionString: api.url, registry, guard });
 
-  t.strictSame(registry.select(null).map((p) => p.meta.id), [2, 9, 18, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 100, 101], 'sixteen active test types');
+  t.strictSame(registry.select(null).map((p) => p.meta.id), [2, 9, 18, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 100, 101], 'seventeen active test types');
   const tests = (await app.inject({ method: 'GET', url: '/v1/tests' })).json().tests as { id: number; active: boolean; available: boolean; categories: string[] }[];
   t.strictSame(
     tests.filter((x) => NEW_TYPES.includes(x.id)).map((x) => [x.id, x.active, x.available, x.categories]),
-    [[22, true, true, []], [24, true, true, ['infosec', 'webstandard']], [25, true, true, ['infosec', 'a11y']], [26, true, true, ['a11y']], [29, true, true, ['infosec', 'webstandard']], [31, true, true, ['infosec']]],
-    '/v1/tests lists the six as active and available, with the categories they rate',
+    [[22, true, true, []], [24, true, true, ['infosec', 'webstandard']], [25, true, true, ['infosec', 'a11y']], [26, true, true, ['a11y']], [29, true, true, ['infosec', 'webstandard']], [31, true, true, ['infosec']], [32, true, true, ['infosec', 'webstandard']]],
+    '/v1/tests lists the seven as active and available, with the categories they rate',
   );
 
   const expected: Record<number, { rating: number; a11y: number | null; sec: number | null; stand: number | null }> = {
@@ -172,18 +192,19 @@ t.test('types 22, 24, 25, 26, 29 and 31 through the API, a real runner and the p
     26: { rating: 5, a11y: 5, sec: null, stand: null },
     29: { rating: 4.75, a11y: null, sec: 4.5, stand: 5 },
     31: { rating: 4.25, a11y: null, sec: 4.25, stand: null },
+    32: { rating: 3.5, a11y: null, sec: 5, stand: 3.5 },
   };
   const ratingsOf = (rows: { type_of_test: number; rating: number; rating_a11y: number | null; rating_infosec: number | null; rating_webstandard: number | null }[]) =>
     Object.fromEntries(rows.map((r) => [r.type_of_test, { rating: r.rating, a11y: r.rating_a11y, sec: r.rating_infosec, stand: r.rating_webstandard }]));
 
   let runId = 0;
-  await t.test('POST /retest/ with testnums [22,24,25,26,29,31]: one page load, six results, public', async (t) => {
+  await t.test('POST /retest/ with testnums [22,24,25,26,29,31,32]: one page load, seven results, public', async (t) => {
     const res = await app.inject({ method: 'POST', url: '/retest/', headers: { ...headers, testnums: JSON.stringify(NEW_TYPES) } });
     t.equal(res.statusCode, 200, res.body);
     runId = res.json().run_id;
     t.strictSame(await runDone(db, runId), { status: 'done', error: null });
     const results = await db.selectFrom('test_results').selectAll().where('run_id', '=', runId).orderBy('type_of_test').execute();
-    t.strictSame(results.map((r) => [r.type_of_test, r.error]), NEW_TYPES.map((id) => [id, null]), 'the six ran, none failed');
+    t.strictSame(results.map((r) => [r.type_of_test, r.error]), NEW_TYPES.map((id) => [id, null]), 'the seven ran, none failed');
     t.strictSame(ratingsOf(results), expected, 'each rated as worked out above');
     t.ok(results.every((r) => !r.private && r.url === site.url));
     const data = Object.fromEntries(results.map((r) => [r.type_of_test, r.json_check_data as Record<string, any>]));
@@ -213,27 +234,27 @@ t.test('types 22, 24, 25, 26, 29 and 31 through the API, a real runner and the p
     t.strictSame(
       (stats.json().data as { type_of_test: number; rating: number }[]).map((d) => [d.type_of_test, d.rating]).sort((a, b) => a[0] - b[0]),
       NEW_TYPES.map((id) => [id, expected[id].rating]),
-      'GET /stats/{siteId} lists the six',
+      'GET /stats/{siteId} lists the seven',
     );
   });
 
-  await t.test('the webhook delivers each of the six results', async (t) => {
-    await waitFor('six deliveries', async () => (hooks.length >= NEW_TYPES.length ? true : null));
+  await t.test('the webhook delivers each of the seven results', async (t) => {
+    await waitFor('seven deliveries', async () => (hooks.length >= NEW_TYPES.length ? true : null));
     t.strictSame(hooks.map((h) => [h.type_of_test, h.rating, h.url]).sort((a, b) => (a[0] as number) - (b[0] as number)), NEW_TYPES.map((id) => [id, expected[id].rating, site.url]));
   });
 
-  await t.test('the monthly scores by category take the six in', async (t) => {
+  await t.test('the monthly scores by category take the seven in', async (t) => {
     const res = await app.inject({ method: 'GET', url: `/stats_per_month/${siteId}`, headers });
     t.equal(res.statusCode, 200, res.body);
     const month = isoDay(new Date()).slice(0, 7);
     const scores = Object.fromEntries((res.json().data as { timeperiod: string; type_of_score: string; score: number }[]).filter((d) => d.timeperiod === month).map((d) => [d.type_of_score, d.score]));
-    // The month's mean of each kind of rating: overall of the six; a11y of 25 and 26; infosec of
-    // 24, 25, 29 and 31; webstandard of 24 and 29; no performance rating.
+    // The month's mean of each kind of rating: overall of the seven; a11y of 25 and 26; infosec of
+    // 24, 25, 29, 31 and 32; webstandard of 24, 29 and 32; no performance rating.
     t.strictSame(scores, {
       'kat-a11y': 5,
-      'kat-infosec': 4.68, // (5 + 4.98 + 4.5 + 4.25) / 4 = 4.6825
-      'kat-total': 4.83, // (5 + 5 + 4.98 + 5 + 4.75 + 4.25) / 6 = 4.83
-      'kat-webstandard': 5,
+      'kat-infosec': 4.75, // (5 + 4.98 + 4.5 + 4.25 + 5) / 5 = 4.746
+      'kat-total': 4.64, // (5 + 5 + 4.98 + 5 + 4.75 + 4.25 + 3.5) / 7 = 4.64
+      'kat-webstandard': 4.5, // (5 + 5 + 3.5) / 3
     });
   });
 
@@ -246,15 +267,15 @@ t.test('types 22, 24, 25, 26, 29 and 31 through the API, a real runner and the p
     const [testId] = Object.keys(res.json().results as Record<string, string>);
     t.strictSame(await runDone(db, Number(testId)), { status: 'done', error: null });
     const results = await db.selectFrom('test_results').selectAll().where('run_id', '=', Number(testId)).orderBy('type_of_test').execute();
-    t.strictSame(results.map((r) => r.type_of_test), registry.select(null).map((p) => p.meta.id), 'all sixteen ran');
+    t.strictSame(results.map((r) => r.type_of_test), registry.select(null).map((p) => p.meta.id), 'all seventeen ran');
     t.strictSame(results.filter((r) => r.error !== null).map((r) => [r.type_of_test, r.error]), [], 'none failed');
     t.ok(results.every((r) => r.private));
-    t.strictSame(ratingsOf(results.filter((r) => NEW_TYPES.includes(r.type_of_test))), expected, 'the six rate the page as the re-test did');
+    t.strictSame(ratingsOf(results.filter((r) => NEW_TYPES.includes(r.type_of_test))), expected, 'the seven rate the page as the re-test did');
     // CSS lint (27) rates a page's stylesheets and web analytics (101) the tools it uses: this page has neither.
     t.strictSame(results.filter((r) => r.rating === NOT_RATED).map((r) => r.type_of_test), [27, 101], 'every type but CSS lint and web analytics rated it');
   });
 
-  await t.test('the portal and the dashboard show the six', async (t) => {
+  await t.test('the portal and the dashboard show the seven', async (t) => {
     const names = Object.fromEntries(NEW_TYPES.map((id) => [id, registry.testType(id)!.names]));
     await portalUser(api, 'webb@kommun.test', 'ett långt lösenord', 'standard', [siteId]);
     const c = portalClient(app);
@@ -321,15 +342,16 @@ t.test('types 22, 24, 25, 26, 29 and 31 through the API, a real runner and the p
     t.strictSame(results.map((r) => r.type_of_test), registry.select(null).map((p) => p.meta.id), 'every active type has a result');
     t.strictSame(
       results.map((r) => [r.type_of_test, r.type_of_test === 24 ? r.rating : r.rating === NOT_RATED, r.error]),
-      results.map((r) => (r.type_of_test === 24 ? [24, mail.rating, null] : [r.type_of_test, true, unreachable])),
-      'e-mail rated as by the re-test; every other type not rated, saying why',
+      results.map((r) => (r.type_of_test === 24 ? [24, mail.rating, null] : r.type_of_test === 32 ? [32, true, null] : [r.type_of_test, true, unreachable])),
+      'e-mail rated as by the re-test; DNS (32), which needs no page either, not rated for a domain without name servers; every other type not rated, saying why',
     );
     t.ok(results.every((r) => r.private), 'private');
     const privateStats = await app.inject({ method: 'GET', url: `/private_stats/${mailSite}/${testId}?lang=en`, headers: mailHeaders });
     t.equal(privateStats.statusCode, 200, privateStats.body);
     const shown = (privateStats.json().data as { type_of_test: number; rating: number; check_report: string }[]);
     t.equal(shown.find((d) => d.type_of_test === 24)?.rating, mail.rating, '/private_stats/ shows the e-mail rating');
-    t.ok(shown.filter((d) => d.type_of_test !== 24).every((d) => d.check_report.startsWith(unreachable)), '/private_stats/ says why for the rest');
+    t.ok(shown.filter((d) => d.type_of_test !== 24 && d.type_of_test !== 32).every((d) => d.check_report.startsWith(unreachable)), '/private_stats/ says why for the rest');
+    t.match(shown.find((d) => d.type_of_test === 32)?.check_report, /^utan-webb\.test: the domain has no name servers \(no NS records\), so it could not be tested\./, '… and why DNS (32) could not test the domain');
 
     await portalUser(api, 'post@utan-webb.test', 'ett långt lösenord', 'standard', [mailSite]);
     const c = portalClient(app);

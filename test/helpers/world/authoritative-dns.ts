@@ -97,7 +97,7 @@ export interface AuthoritativeDns {
   /**
    * The scenario zones as the world's resolver-like DNS server (dns-server.ts) should answer for
    * them: per zone, NS and the A records of the apex, www and mail (DS, DNSKEY and `dnssec:
-   * 'validated'` for a zone that validates; SERVFAIL, `broken`, for one whose DNSSEC is bogus, as
+   * 'validated'` for a zone that validates; SERVFAIL unless the question sets CD, `dnssec: 'bogus'`, for one whose DNSSEC is bogus, as
    * a validating resolver answers), and the A records of its servers (kept resolvable even when
    * the zone is bogus, so that its servers can be found).
    */
@@ -257,10 +257,10 @@ export async function startAuthoritativeDns(options: AuthoritativeDnsOptions): P
               DS: k.ds.map((d) => ({ keyTag: d.keyTag, algorithm: d.algorithm, digestType: d.digestType, digest: d.digest.toString('hex') })),
               DNSKEY: [k.ksk, k.zsk].map((key) => ({ flags: key.dnskey.flags, algorithm: key.dnskey.algorithm, key: key.dnskey.key.toString('base64') })),
             } : {}),
-            ...(bogus ? { broken: true } : {}),
+            ...(bogus ? { dnssec: 'bogus' as const } : {}),
           });
-          out.set(`www.${spec.name}`, { A: [address], ...(bogus ? { broken: true } : {}) });
-          out.set(`mail.${spec.name}`, { A: [address], ...(bogus ? { broken: true } : {}) });
+          out.set(`www.${spec.name}`, { A: [address], ...(bogus ? { dnssec: 'bogus' as const } : {}) });
+          out.set(`mail.${spec.name}`, { A: [address], ...(bogus ? { dnssec: 'bogus' as const } : {}) });
           for (const n of nss) out.set(n.name, { A: [n.address] });
         }
         return out;

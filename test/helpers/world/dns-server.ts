@@ -35,8 +35,12 @@ export interface ZoneRecords {
   DS?: { keyTag: number; algorithm: number; digestType: number; digest: string }[];
   /** The zone's keys at its apex (RFC 4034 section 2); `key` in base64. */
   DNSKEY?: { flags: number; algorithm: number; key: string }[];
-  /** How the resolver sees the name's zone signed (see above); unsigned when absent. */
-  dnssec?: 'validated' | 'unvalidated';
+  /**
+   * How the resolver sees the name's zone signed (see above); unsigned when absent. 'bogus': signed
+   * with signatures that fail, so a validating resolver answers SERVFAIL, save to a question with
+   * the CD (checking disabled) bit, which it answers without the AD flag (RFC 4035 section 3.2.2).
+   */
+  dnssec?: 'validated' | 'unvalidated' | 'bogus';
   /** Every question about the name is answered SERVFAIL. */
   broken?: boolean;
 }
@@ -93,7 +97,8 @@ export async function startDnsServer(zone: Map<string, ZoneRecords>): Promise<Dn
     asked.push(`${norm(question.name)} ${Packet.TYPE_NAME[type] ?? type}${overTcp ? ' over TCP' : ''}`);
     let name = norm(question.name);
     let records = zone.get(name);
-    if (records?.broken) {
+    const checkingDisabled = !!(request.header as unknown as { cd?: number }).cd;
+    if (records?.broken || (records?.dnssec === 'bogus' && !checkingDisabled)) {
       response.header.rcode = 2; // SERVFAIL
       return send(response);
     }
