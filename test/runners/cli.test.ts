@@ -15,8 +15,10 @@ import { PROJECT_ROOT } from '../../core/config.js';
 import { NOT_RATED } from '../../core/plugin-api.js';
 import { discoverPlugins } from '../../core/registry.js';
 import httpNetwork from '../../plugins/http-network/index.js';
+import { findProgram } from '../../plugins/dns/zonemaster.js';
 import { fixtureSite } from '../helpers/fixture-artifacts.js';
 import { webperfTest } from '../helpers/operator.js';
+import { SCENARIOS, startAuthoritativeDns } from '../helpers/world/authoritative-dns.js';
 import { testWorld } from '../helpers/world/index.js';
 import { lentChromiumEnv } from '../helpers/shared-chromium.js';
 
@@ -82,9 +84,10 @@ t.test('every test type runs on an https://<name>.test/ site, through the guard 
   t.match(json.stderr, new RegExp(`✓ 21 ${httpNetwork.meta.names.en}: 5\\.00\n`));
   t.strictSame(body.results.map((r: any) => r.type_of_test), ids, 'one result per test type');
   t.strictSame(body.results.filter((r: any) => r.error !== null).map((r: any) => [r.type_of_test, r.error]), [], 'none failed');
-  // Web analytics (101) rates the tools a page uses: the good fixture has none; every other
-  // type rated the https page, JS lint (29) 5.00 as upstream does for a page without scripts.
-  t.strictSame(body.results.filter((r: any) => r.rating === NOT_RATED).map((r: any) => r.type_of_test), [101], 'every type but web analytics rated it');
+  // Web analytics (101) rates the tools a page uses: the good fixture has none; DNS (32) a zone
+  // with name servers: kommun.test has none in this world; every other type rated the https page,
+  // JS lint (29) 5.00 as upstream does for a page without scripts.
+  t.strictSame(body.results.filter((r: any) => r.rating === NOT_RATED).map((r: any) => [r.type_of_test, r.json_check_data.failed ?? null]), [[32, 'no-ns'], [101, null]], 'every type but DNS and web analytics rated it');
   t.equal(body.results.find((r: any) => r.type_of_test === 29)?.rating, 5, 'JS lint: no scripts, nothing to fix');
   // Privacy (31): full HSTS, nosniff, frame-ancestors, no-referrer, no cookie, no third party.
   t.match(body.results.find((r: any) => r.type_of_test === 31), { rating: 5, error: null }, 'privacy: every section 5');
@@ -150,4 +153,23 @@ t.test('test types that need no page: a mail domain without a web server is test
   t.equal(http.rating, NOT_RATED);
   t.equal(http.error, mixed.error.message);
   t.strictSame([mail.type_of_test, mail.error, mail.rating], [24, null, body.results[0].rating], 'e-mail rated as without the page');
+});
+
+t.test('DNS (32) from the command line: Zonemaster over a zone of the world without a web server, and a machine without Zonemaster', { skip: findProgram('zonemaster-cli') ? false : 'zonemaster-cli is not installed' }, async (t) => {
+  const world = await testWorld();
+  const zones = await startAuthoritativeDns({ zones: [SCENARIOS.serial] });
+  t.teardown(() => zones.close());
+  for (const [name, records] of zones.resolverRecords()) world.record(name, records);
+  const env = { CHROMIUM_PATH: '/nonexistent/chromium', WEBPERF_DNS_ROOT_HINTS: zones.hintsFile };
+  const res = await webperf(['test', 'https://www.serial.test/', '--tests', '32', '--format', 'json', '--lang', 'en'], env);
+  t.equal(res.code, 0, res.stderr);
+  const [dns] = JSON.parse(res.stdout).results;
+  // As worked out in test/plugins/dns.test.ts: one error (ADDRESS01), one warning (CONSISTENCY01).
+  t.strictSame([dns.type_of_test, dns.error, dns.rating, dns.ratings], [32, null, 2.75, { infosec: 4.25, webstandard: 3.5 }]);
+  t.equal(dns.json_check_data.zone, 'serial.test');
+  const text = await webperf(['test', 'https://www.serial.test/', '--tests', '32', '--lang', 'sv'], env);
+  t.match(text.stdout, /Consistency \[varning\] Samma SOA Serial överallt: /);
+  const without = await webperf(['test', 'https://www.serial.test/', '--tests', '32', '--format', 'json', '--lang', 'en'], { ...env, WEBPERF_ZONEMASTER_CLI: '/nonexistent/zonemaster-cli' });
+  const [missing] = JSON.parse(without.stdout).results;
+  t.strictSame([without.code, missing.rating, missing.error, missing.json_check_data.code], [0, NOT_RATED, 'not available on this runner: zonemaster-cli is missing (/nonexistent/zonemaster-cli is not an executable program)', 'TEST_TYPE_UNAVAILABLE']);
 });
