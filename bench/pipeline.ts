@@ -56,9 +56,9 @@ import { loadPlugins } from '../core/registry.js';
 import { queueRun } from '../core/store/runs.js';
 import { BrowserPool } from '../runners/browser-pool.js';
 import { DEMO_ROOT } from '../runners/demo.js';
-import { startStaticSite } from '../runners/static-site.js';
 import { runWorkerMigrations, startWorker } from '../runners/worker.js';
 import { createTestCa } from '../test/helpers/world/ca.js';
+import { startAuthoritativeDns } from '../test/helpers/world/authoritative-dns.js';
 import { startWorld } from '../test/helpers/world/index.js';
 
 const median = (xs: number[]) => {
@@ -86,12 +86,26 @@ export async function benchPipeline(rounds = 3, naiveRounds = rounds): Promise<s
       process.env.WEBPERF_TEST_CA_DIR = path.join(dir, 'ca');
       stops.push(async () => delete process.env.WEBPERF_TEST_CA_DIR);
     }
-    const httpSite = await startStaticSite(DEMO_ROOT);
-    stops.unshift(() => httpSite.close());
     const world = await startWorld();
     stops.unshift(() => world.close());
+    // Both sites under names of their own (http on port 80, https on 443), each name a DNS zone the
+    // world serves authoritatively from its own root, so that DNS (32) runs Zonemaster for each.
+    const httpSite = await world.site('demo-http.test', { root: DEMO_ROOT, https: false });
     const httpsSite = await world.site('demo.test', { root: DEMO_ROOT });
     const urls: Record<Scheme, string> = { http: httpSite.url, https: httpsSite.url };
+    const zones = await startAuthoritativeDns({ zones: [{ name: 'demo-http.test', address: httpSite.address }, { name: 'demo.test', address: httpsSite.address }] });
+    stops.unshift(() => zones.close());
+    for (const zone of ['demo-http.test', 'demo.test']) {
+      const servers = zones.zoneNs(zone);
+      world.record(zone, { NS: servers.map((n) => n.name) });
+      for (const n of servers) world.record(n.name, { A: [n.address] });
+    }
+    const hintsBefore = process.env.WEBPERF_DNS_ROOT_HINTS;
+    process.env.WEBPERF_DNS_ROOT_HINTS = zones.hintsFile;
+    stops.push(async () => {
+      if (hintsBefore === undefined) delete process.env.WEBPERF_DNS_ROOT_HINTS;
+      else process.env.WEBPERF_DNS_ROOT_HINTS = hintsBefore;
+    });
 
     // The guard a runner builds from WEBPERF_ALLOW_TARGETS=127.0.0.0/8, WEBPERF_DNS_SERVERS (the
     // world's) and WEBPERF_EXTRA_CA_CERTS (the run's CA): the same for both sites.
@@ -110,11 +124,12 @@ export async function benchPipeline(rounds = 3, naiveRounds = rounds): Promise<s
     for (const scheme of ['http', 'https'] as const) {
       siteIds[scheme] = (await db.insertInto('sites').values({ title: `demo (${scheme})`, url: urls[scheme] }).returning('id').executeTakeFirstOrThrow()).id;
     }
-    const pool = new BrowserPool(chromium, null, [...guard.trust.chromiumArgs, `--host-resolver-rules=MAP ${httpsSite.name} ${httpsSite.address}`]);
+    const pool = new BrowserPool(chromium, null, [...guard.trust.chromiumArgs, `--host-resolver-rules=MAP ${httpsSite.name} ${httpsSite.address},MAP ${httpSite.name} ${httpSite.address}`]);
     stops.unshift(() => pool.close());
     const worker = await startWorker({ db, connectionString: url, pool, guard, registry, concurrency: 1, jobTimeoutMs: 300_000, schedule: false });
     stops.unshift(() => worker.stop());
 
+    const times = { http: { a: [] as number[], b: [] as number[], c: [] as number[], z: [] as number[] }, https: { a: [] as number[], b: [] as number[], c: [] as number[], z: [] as number[] } };
     const bare = async (scheme: Scheme) => {
       const browser = await pool.acquire();
       const context = await browser.createBrowserContext();
@@ -142,6 +157,11 @@ export async function benchPipeline(rounds = 3, naiveRounds = rounds): Promise<s
       const ms = performance.now() - t0;
       const errors = await db.selectFrom('test_results').select(['type_of_test', 'error']).where('run_id', '=', runId).where('error', 'is not', null).execute();
       if (errors.length > 0) throw new Error(`the pipeline run of ${urls[scheme]} has error results: ${errors.map((e) => `${e.type_of_test}: ${e.error}`).join('; ')}`);
+      // Zonemaster's own time (type 32), which ran beside the page load.
+      const dns = await db.selectFrom('test_results').select('json_check_data').where('run_id', '=', runId).where('type_of_test', '=', 32).executeTakeFirst();
+      const zonemasterMs = (dns?.json_check_data as { zonemaster?: { elapsed_ms?: number } } | undefined)?.zonemaster?.elapsed_ms;
+      if (dns && zonemasterMs === undefined) throw new Error(`type 32 did not run Zonemaster on ${urls[scheme]}: ${JSON.stringify(dns.json_check_data)}`);
+      if (zonemasterMs !== undefined) times[scheme].z.push(zonemasterMs);
       return ms;
     };
     const naive = async (scheme: Scheme) => {
@@ -155,11 +175,12 @@ export async function benchPipeline(rounds = 3, naiveRounds = rounds): Promise<s
     };
 
     const settle = () => new Promise((r) => setTimeout(r, 1_000));
-    const times = { http: { a: [] as number[], b: [] as number[], c: [] as number[] }, https: { a: [] as number[], b: [] as number[], c: [] as number[] } };
-    for (const scheme of ['http', 'https'] as const) {
+        for (const scheme of ['http', 'https'] as const) {
       await bare(scheme);
       await full(scheme);
     }
+    // The warm-up's figures are left out.
+    for (const scheme of ['http', 'https'] as const) times[scheme].z.length = 0;
     for (let i = 0; i < rounds; i++) {
       for (const scheme of ['http', 'https'] as const) {
         await settle();
@@ -173,7 +194,7 @@ export async function benchPipeline(rounds = 3, naiveRounds = rounds): Promise<s
       }
     }
     const f = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-    const m = (scheme: Scheme, k: 'a' | 'b' | 'c') => (times[scheme][k].length ? median(times[scheme][k]) : NaN);
+    const m = (scheme: Scheme, k: 'a' | 'b' | 'c' | 'z') => (times[scheme][k].length ? median(times[scheme][k]) : NaN);
     const col = (text: string) => text.padEnd(34);
     const ratio = (scheme: Scheme) => m(scheme, 'b') / m(scheme, 'a');
     const lines = [
@@ -184,10 +205,11 @@ export async function benchPipeline(rounds = 3, naiveRounds = rounds): Promise<s
       `  C  naive: one page load per test type            ${col(f(m('http', 'c')))}${f(m('https', 'c'))}`,
       `  B / A                                            ${col(`${ratio('http').toFixed(2)} (goal ≤ ${GOALS.http}: ${ratio('http') <= GOALS.http ? 'PASS' : 'FAIL'})`)}${ratio('https').toFixed(2)} (goal ≤ ${GOALS.https}: ${ratio('https') <= GOALS.https ? 'PASS' : 'FAIL'})`,
       `  C / B  (how much one shared page load saves)     ${col((m('http', 'c') / m('http', 'b')).toFixed(2))}${(m('https', 'c') / m('https', 'b')).toFixed(2)}`,
+      `  Z  Zonemaster in B (type 32, beside the load)   ${col(f(m('http', 'z')))}${f(m('https', 'z'))}`,
       '  runs:',
     ];
     for (const scheme of ['http', 'https'] as const) {
-      for (const [k, name] of [['a', 'A'], ['b', 'B'], ['c', 'C']] as const) lines.push(`    ${scheme.padEnd(5)} ${name}  ${times[scheme][k].map(f).join(', ')}`);
+      for (const [k, name] of [['a', 'A'], ['b', 'B'], ['c', 'C'], ['z', 'Z']] as const) lines.push(`    ${scheme.padEnd(5)} ${name}  ${times[scheme][k].map(f).join(', ')}`);
     }
     return lines.join('\n');
   } finally {

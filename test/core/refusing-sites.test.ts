@@ -74,9 +74,10 @@ function assertRefused(t: Test, result: PageTest, expected: Expected): void {
   );
   t.ok(expected.code in ErrorCodes, `${expected.code} is in the error catalogue`);
   t.strictSame(result.outcomes.map((o) => o.typeOfTest), ids, 'an outcome for every test type');
-  // E-mail (24) needs no page: it judges the domain in DNS whatever the web server does.
+  // E-mail (24) and DNS (32) need no page: they judge the domain in DNS whatever the web server
+  // does (DNS finds no name servers for these names in the world: not rated, but no error).
   const pageless = result.outcomes.filter((o) => registry.get(o.typeOfTest)?.meta.needsPage === false);
-  t.strictSame(pageless.map((o) => [o.typeOfTest, o.error]), [[24, null]], 'the type that needs no page ran');
+  t.strictSame(pageless.map((o) => [o.typeOfTest, o.error]), [[24, null], [32, null]], 'the types that need no page ran');
   for (const o of result.outcomes.filter((x) => !pageless.includes(x))) {
     t.strictSame(
       { rating: o.rating, ratings: o.ratings, error: o.error, findings: o.findings, data: o.data, sv: o.reports.sv, en: o.reports.en },
@@ -194,7 +195,10 @@ t.test('a re-test through the API and a real runner: every result but e-mail sto
   // E-mail (24) needs no page: it judged the domain and is stored rated; every other type says why not.
   const mail = results.find((r) => r.type_of_test === 24)!;
   t.strictSame([mail.error, mail.rating >= 1, mail.rating_infosec !== null], [null, true, true], 'e-mail stored rated');
-  t.strictSame(results.filter((r) => r !== mail), active.filter((id) => id !== 24).map((id) => ({ type_of_test: id, rating: NOT_RATED, rating_a11y: null, rating_infosec: null, rating_pagespeed: null, rating_webstandard: null, error: en })), 'every other active type stored, not rated, with the reason');
+  // DNS (32) needs no page either: skyddad.test has no name servers in this world, said so, no error.
+  const dns = results.find((r) => r.type_of_test === 32)!;
+  t.strictSame([dns.error, dns.rating], [null, NOT_RATED], 'DNS: no zone to test, no error');
+  t.strictSame(results.filter((r) => r !== mail && r !== dns), active.filter((id) => id !== 24 && id !== 32).map((id) => ({ type_of_test: id, rating: NOT_RATED, rating_a11y: null, rating_infosec: null, rating_pagespeed: null, rating_webstandard: null, error: en })), 'every other active type stored, not rated, with the reason');
   const monthly = await db.selectFrom('monthly_scores').select(['type_of_score']).where('site_id', '=', siteId).execute();
   t.strictSame(monthly.map((m) => m.type_of_score).sort(), ['kat-infosec', 'kat-total', 'kat-webstandard'], "only e-mail's scores counted for the month (its two categories and the total)");
 
@@ -202,8 +206,8 @@ t.test('a re-test through the API and a real runner: every result but e-mail sto
   t.equal(stats.statusCode, 200, 'GET /stats/{siteId} answers');
   const sv = 'Webbplatsen stoppade testet: https://skyddad.test/ svarade 403 med en robotkontroll (”Just a moment...”), en sida från en brandvägg eller CAPTCHA-tjänst som håller automatiska besökare ute, i stället för sidan. Webbplatsens ägare kan släppa igenom testet.';
   t.strictSame(
-    stats.json().data.filter((d: { type_of_test: number }) => d.type_of_test !== 24).map((d: { type_of_test: number; rating: number; check_report: string; json_check_data: string }) => [d.type_of_test, d.rating, d.check_report, JSON.parse(d.json_check_data).code]),
-    active.filter((id) => id !== 24).map((id) => [id, NOT_RATED, `${sv}\nInte bedömt`, 'TARGET_REFUSED']),
+    stats.json().data.filter((d: { type_of_test: number }) => d.type_of_test !== 24 && d.type_of_test !== 32).map((d: { type_of_test: number; rating: number; check_report: string; json_check_data: string }) => [d.type_of_test, d.rating, d.check_report, JSON.parse(d.json_check_data).code]),
+    active.filter((id) => id !== 24 && id !== 32).map((id) => [id, NOT_RATED, `${sv}\nInte bedömt`, 'TARGET_REFUSED']),
     'GET /stats/{siteId}?lang=sv: every type but e-mail not rated, saying why in Swedish',
   );
 });
@@ -213,11 +217,14 @@ t.test('webperf test on a refusing site: the reason first, every type but e-mail
   const res = await webperfTest(world.env(), [sites.captcha.url, '--lang', 'sv']);
   t.equal(res.code, 1, 'exit code 1');
   const sv = 'Webbplatsen stoppade testet: https://captcha.test/ svarade 503 med en robotkontroll (”Verifiera att du är en människa”), en sida från en brandvägg eller CAPTCHA-tjänst som håller automatiska besökare ute, i stället för sidan. Webbplatsens ägare kan släppa igenom testet.';
-  const active = registry.select(null).filter((p) => p.meta.id !== 150 && p.meta.id !== 24);
-  // E-mail (24) needs no page: its block is a rating like any run's.
+  const active = registry.select(null).filter((p) => p.meta.id !== 150 && p.meta.id !== 24 && p.meta.id !== 32);
+  // E-mail (24) needs no page: its block is a rating like any run's; DNS (32) neither: it says the
+  // domain has no name servers (none in this world).
   const mail = /== 24 E-post \(Beta\): (\d\.\d\d)\n[\s\S]*?\n\n(?=== 25 )/.exec(res.stdout);
   t.ok(mail, 'e-mail rated');
-  t.equal(res.stdout.replace(mail?.[0] ?? '', ''), [
+  const dns = /== 32 DNS \(Zonemaster\): -\ncaptcha\.test: domänen har inga namnservrar \(inga NS-poster\), så den kunde inte testas\.\n[\s\S]*?\n\n(?=== 100 )/.exec(res.stdout);
+  t.ok(dns, 'DNS: no zone to test');
+  t.equal(res.stdout.replace(mail?.[0] ?? '', '').replace(dns?.[0] ?? '', ''), [
     `!! ${sv}\n`,
     ...active.map((p) => `== ${p.meta.id} ${p.meta.names.sv}: -\n${sv}\nInte bedömt\n`),
   ].join('\n') + '\n', 'stdout: the reason, then every other active type not rated');

@@ -83,7 +83,11 @@ t.test('without it: type 21 reports tls-cert-untrusted from the probes, e-mail j
   // E-mail (24) needs no page: it ran on the domain as on any other.
   const mail = result.outcomes.find((x) => x.typeOfTest === 24);
   t.strictSame([mail?.error, (mail?.data as { domain?: string } | undefined)?.domain], [null, 'kommun.test'], 'type 24 needs no page: judged the domain, not the certificate');
-  for (const o of result.outcomes.filter((x) => x.typeOfTest !== 21 && x.typeOfTest !== 24)) {
+  // DNS (32) needs no page either: it looked for kommun.test's name servers (this test's guard asks
+  // no DNS server for records), and says it could not.
+  const dns = result.outcomes.find((x) => x.typeOfTest === 32);
+  t.strictSame([dns?.error, dns?.rating, dns?.data.failed, dns?.data.zone], [null, NOT_RATED, 'lookup', 'kommun.test'], 'type 32 needs no page: looked for the domain\'s name servers');
+  for (const o of result.outcomes.filter((x) => x.typeOfTest !== 21 && x.typeOfTest !== 24 && x.typeOfTest !== 32)) {
     t.strictSame(
       { rating: o.rating, ratings: o.ratings, error: o.error, data: o.data, sv: o.reports.sv.overall, en: o.reports.en.overall },
       { rating: NOT_RATED, ratings: {}, error: EN, data: { error: EN, code: 'TARGET_CERTIFICATE', ...DETAILS }, sv: `${SV}\nInte bedömt`, en: `${EN}\nNot rated` },
