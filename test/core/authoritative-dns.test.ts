@@ -16,6 +16,7 @@ import dnsPacket from 'dns-packet';
 import t from 'tap';
 import { SCENARIOS, startAuthoritativeDns, type ScenarioName } from '../helpers/world/authoritative-dns.js';
 import { compareNames, dsOf, verifyRrsig, type Rr } from '../helpers/world/dnssec-sign.js';
+import { pool } from '../helpers/pool.js';
 
 const execFileP = promisify(execFile);
 // Asked before any subtest starts: tap ends the file's tests once those it was given are done.
@@ -289,18 +290,6 @@ async function runZonemaster(zone: string, level = 'INFO'): Promise<{ entries: Z
   return { entries: JSON.parse(stdout) as ZonemasterEntry[], ms: performance.now() - started };
 }
 
-/** At most `n` at once. */
-async function pool<T, R>(items: T[], n: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  }));
-  return out;
-}
 
 /** What loopback addresses cannot help: private (127/8) addresses, no reverse DNS (the world's root has no arpa.). */
 const LOOPBACK = ['ERROR ADDRESS ADDRESS01 NAMESERVER_IP_PRIVATE_NETWORK', 'WARNING ADDRESS ADDRESS02 NAMESERVER_IP_WITHOUT_REVERSE'];

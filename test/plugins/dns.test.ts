@@ -22,6 +22,7 @@ import { findProgram, parseStream, runZonemaster, type ZonemasterEntry } from '.
 import { makeArtifacts } from '../helpers/fixture-artifacts.js';
 import { SCENARIOS, startAuthoritativeDns, type ScenarioName } from '../helpers/world/authoritative-dns.js';
 import { startWorld } from '../helpers/world/index.js';
+import { pool } from '../helpers/pool.js';
 
 const world = await startWorld(t);
 // The zones, served from a root of the world's own; the world's resolver answers for them as a
@@ -160,18 +161,6 @@ t.test("Zonemaster's bounds: time, output and the run's signal end it, its child
   await t.rejects(runZonemaster('silent.test', { cli: silent, hints: null, timeoutMs: 5000 }, new AbortController().signal), { message: 'zonemaster-cli gave no result (exit code 2): no such option' });
 });
 
-/** At most `n` at once. */
-async function pool<T, R>(items: readonly T[], n: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  }));
-  return out;
-}
 
 /**
  * Every scenario zone through the plugin and the real zonemaster-cli. Per scenario: the test cases
