@@ -58,6 +58,7 @@ import { BrowserPool } from '../runners/browser-pool.js';
 import { DEMO_ROOT } from '../runners/demo.js';
 import { runWorkerMigrations, startWorker } from '../runners/worker.js';
 import { createTestCa } from '../test/helpers/world/ca.js';
+import { findProgram } from '../plugins/dns/zonemaster.js';
 import { startAuthoritativeDns } from '../test/helpers/world/authoritative-dns.js';
 import { startWorld } from '../test/helpers/world/index.js';
 
@@ -74,6 +75,7 @@ type Scheme = keyof typeof GOALS;
 export async function benchPipeline(rounds = 3, naiveRounds = rounds): Promise<string> {
   const chromium = findChromium(process.env.CHROMIUM_PATH);
   if (!chromium) throw new Error('Chromium was not found: install it with `apt-get install chromium`');
+  if (!findProgram('zonemaster-cli')) throw new Error('zonemaster-cli was not found: the pipeline runs every type, DNS (32) too; install it with `apt-get install zonemaster-cli`');
   const dir = await mkdtemp(path.join(os.tmpdir(), 'webperf-bench-'));
   const stops: (() => Promise<unknown>)[] = [() => rm(dir, { recursive: true, force: true })];
   const stop = async () => {
