@@ -258,6 +258,25 @@ t.test('types 22, 24, 25, 26, 29, 31 and 32 through the API, a real runner and t
     });
   });
 
+  await t.test('a runner without zonemaster-cli: a re-test of DNS (32) is not available there, not charged, and the rated result stays the latest', async (t) => {
+    const before = process.env.WEBPERF_ZONEMASTER_CLI;
+    process.env.WEBPERF_ZONEMASTER_CLI = '/nonexistent/zonemaster-cli';
+    t.teardown(() => {
+      if (before === undefined) delete process.env.WEBPERF_ZONEMASTER_CLI;
+      else process.env.WEBPERF_ZONEMASTER_CLI = before;
+    });
+    const res = await app.inject({ method: 'POST', url: '/retest/', headers: { ...headers, testnums: '[32]' } });
+    t.equal(res.statusCode, 200, res.body);
+    const orderId = res.json().order_id as number;
+    t.strictSame(await runDone(db, res.json().run_id), { status: 'done', error: null });
+    const [row] = await db.selectFrom('test_results').selectAll().where('run_id', '=', res.json().run_id).execute();
+    t.strictSame([row.type_of_test, row.rating, row.error, (row.json_check_data as { code: string }).code], [32, NOT_RATED, 'not available on this runner: zonemaster-cli is missing (/nonexistent/zonemaster-cli is not an executable program)', 'TEST_TYPE_UNAVAILABLE']);
+    const ledger = await db.selectFrom('credit_ledger').select('credits').where('order_id', '=', orderId).orderBy('id').execute();
+    t.strictSame(ledger.map((l) => l.credits), [1, -1], 'charged 1 credit when ordered, given back when the runner could not run it');
+    const stats = await app.inject({ method: 'GET', url: `/stats/${siteId}`, headers });
+    t.equal((stats.json().data as { type_of_test: number; rating: number }[]).find((d) => d.type_of_test === 32)?.rating, expected[32].rating, "/stats/ still shows the rated result as type 32's latest");
+  });
+
   await t.test('POST /test_once/: every active type on one page load, private', async (t) => {
     const body = new FormData();
     body.append('urls', site.url);

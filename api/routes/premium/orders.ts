@@ -67,7 +67,7 @@ const orders: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
           'Anything else (letters, an empty entry, `[]`, an unmatched bracket, a test type not run here) is 400 TESTNUMS_INVALID with a message naming the bad value.',
           'Omitted or blank (the spec lists it as optional in the usage text and required in the machine description): every test type the service runs that is active, each charged.',
         ].join(' '),
-        `Cost: ${RETEST_CREDITS_PER_TEST} credit per distinct test type. ${QUOTA_RULE}`,
+        `Cost: ${RETEST_CREDITS_PER_TEST} credit per distinct test type, taken when the order is accepted; a type the runner that takes the run cannot run (a program it needs is not installed there, \`requires\` in /v1/tests) is stored not rated, with \`data.code\` TEST_TYPE_UNAVAILABLE, and its credit is given back when the run is stored (a ledger row of minus its credits). ${QUOTA_RULE}`,
         'Answer: 200 with JSON whose `message` is the text confirmation that the site will be retested in a couple of minutes (JSON rather than text/plain so that the order id, run id and credits can be read too).',
         siteHeaderChecks(true),
       ].join('\n\n'),
