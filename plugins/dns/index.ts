@@ -93,6 +93,11 @@ export function createDnsPlugin(settings?: ZonemasterSettings) {
       zonemasterProgram(options);
       const zone = zoneOf(artifacts.requestedUrl);
       if (!zone) return notRated({ sv: 'Adressen är en IP-adress, inte en domän: det finns ingen DNS-zon att testa.', en: 'The address is an IP address, not a domain: there is no DNS zone to test.' }, { failed: 'no-domain' });
+      // A label may not begin with a hyphen (RFC 1123): such a name is no zone, and on Zonemaster's
+      // command line it would read as an option.
+      if (zone.split('.').some((label) => label === '' || label.startsWith('-'))) {
+        return notRated({ sv: `${zone} är inget giltigt domännamn, så det finns ingen DNS-zon att testa.`, en: `${zone} is not a valid domain name, so there is no DNS zone to test.` }, { zone, failed: 'invalid-domain' });
+      }
       const check = await checkNameServers(zone, context.probes);
       if (!check.ok) return notRated(check.text, { zone, ...check.data });
       context.signal.throwIfAborted();

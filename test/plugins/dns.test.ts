@@ -129,6 +129,10 @@ t.test('name servers at addresses the guard refuses: Zonemaster is not run, the 
   const nons = await runPlugin(plugin, makeArtifacts('https://nons.test/'), { probes: createProbes(world.guard()) });
   t.strictSame([nons.rating, nons.data.failed], [NOT_RATED, 'no-ns']);
   t.notOk(existsSync(marker));
+  // A name whose label begins with a hyphen is no zone (and would read as an option to the program).
+  const hyphen = await runPlugin(plugin, makeArtifacts('https://-x.test/'), { probes: createProbes(world.guard()) });
+  t.strictSame([hyphen.rating, hyphen.data.failed, hyphen.reports.en.overall.split('\n')[0]], [NOT_RATED, 'invalid-domain', '-x.test is not a valid domain name, so there is no DNS zone to test.']);
+  t.notOk(existsSync(marker));
 });
 
 t.test("Zonemaster's bounds: time, output and the run's signal end it, its children with it", async (t) => {
