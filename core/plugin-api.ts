@@ -112,6 +112,8 @@ export interface LighthouseArtifact {
       score: number | null;
       scoreDisplayMode: string;
       numericValue?: number;
+      /** What numericValue counts: 'millisecond', 'byte', 'unitless', 'element'… (Lighthouse's numericUnit). */
+      numericUnit?: string;
       /** Lighthouse's display value in the report languages. */
       displayValue?: ReportText;
     }
@@ -266,6 +268,20 @@ export interface Finding {
   text: ReportText;
   /** How many places (elements, requests...) the finding concerns; reports add " (N)" when N > 1 and the text does not already state N. */
   count?: number;
+  /**
+   * What the finding points at, for a rule that can fire more than once in one result (a header's
+   * name, a cookie's, a DNS name, a URL): with the category and the rule, the finding's identity
+   * from run to run (core/changes.ts). Leave it out when the rule fires at most once.
+   */
+  locator?: string;
+  /**
+   * The measured figure behind the finding, when the rule measures one (a timing in ms, a size in
+   * bytes): a later run's finding whose value is within the tolerance of this one's is the same
+   * (core/changes.ts), whatever side of a threshold it fell on.
+   */
+  value?: number;
+  /** What `value` counts ('millisecond', 'byte', 'unitless'…): its jitter allowance depends on it. */
+  unit?: string;
 }
 
 /** What a plugin returns. */

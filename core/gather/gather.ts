@@ -168,6 +168,7 @@ export function trimLighthouse(lhr: any, getFormatted: LighthouseModules['getFor
       score: a.score,
       scoreDisplayMode: a.scoreDisplayMode,
       ...(a.numericValue !== undefined ? { numericValue: a.numericValue } : {}),
+      ...(a.numericUnit ? { numericUnit: a.numericUnit } : {}),
       ...(a.displayValue !== undefined ? { displayValue: { en: a.displayValue, sv: sv?.audits?.[id]?.displayValue ?? a.displayValue } } : {}),
     };
   }

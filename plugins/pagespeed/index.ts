@@ -45,15 +45,23 @@ export default definePlugin({
         const audit = lh.audits[ref.id];
         if (!audit || audit.score === null || !['binary', 'numeric', 'metricSavings'].includes(audit.scoreDisplayMode)) continue;
         const severity = lighthouseSeverity(audit.score);
-        if (severity === 'resolved') continue;
+        const category = REPORTED_IN[categoryId as keyof typeof REPORTED_IN];
+        // A passed measurement is kept as a resolved finding with its value, so that the next run's
+        // change can be told from jitter (core/changes.ts); reports list problems only.
+        const value: Pick<Finding, 'value' | 'unit'> = typeof audit.numericValue === 'number' && Number.isFinite(audit.numericValue)
+          ? { value: audit.numericValue, ...(audit.numericUnit ? { unit: audit.numericUnit } : {}) }
+          : {};
+        if (severity === 'resolved') {
+          if (category && value.value !== undefined) findings.push({ rule: audit.id, category, severity, text: { sv: audit.title.sv, en: audit.title.en }, ...value });
+          continue;
+        }
         failing.push({ id: audit.id, category: categoryId, score: audit.score });
         const text: ReportText = {
           sv: audit.title.sv + (audit.displayValue ? ` (${audit.displayValue.sv})` : ''),
           en: audit.title.en + (audit.displayValue ? ` (${audit.displayValue.en})` : ''),
         };
-        const category = REPORTED_IN[categoryId as keyof typeof REPORTED_IN];
         if (category) {
-          findings.push({ rule: audit.id, category, severity, text });
+          findings.push({ rule: audit.id, category, severity, text, ...value });
         } else {
           const label = categoryId === 'seo' ? STRINGS.seo : STRINGS.bestPractice;
           overallLines.sv.push(`- ${label.sv}: ${text.sv}`);
