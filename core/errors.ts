@@ -14,6 +14,8 @@ export const ErrorCodes = {
   NOT_FOUND: { status: 404, message: 'Not found' },
   SITE_NOT_FOUND: { status: 404, message: 'The website does not exist' },
   TEST_TYPE_NOT_FOUND: { status: 404, message: 'Unknown test id' },
+  RUN_NOT_FOUND: { status: 404, message: 'The run is not one of this website\'s' },
+  CHANGES_QUERY_INVALID: { status: 400, message: 'The since, until, from_run and to_run parameters are not valid together' },
   UNSUPPORTED_LANG: { status: 400, message: 'Unsupported lang' },
   TESTNUMS_INVALID: { status: 400, message: 'The testnums header is not valid' },
   URLS_INVALID: { status: 400, message: 'The urls field is not valid' },

@@ -216,6 +216,7 @@ export interface SiteScores {
 
 export interface TestResults {
   error: string | null;
+  findings: Json | null;
   id: Generated<number>;
   json_check_data: Generated<Json>;
   private: boolean;

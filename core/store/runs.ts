@@ -7,6 +7,7 @@ import { sql, type Transaction } from '../db/kysely.js';
 import type { Db } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import { ANALYTICS_TYPE_OF_TEST } from '../analytics.js';
+import { storedFinding } from '../changes.js';
 import { NOT_RATED } from '../plugin-api.js';
 import type { TestOutcome } from '../pipeline.js';
 import { recordRunStored } from '../metrics.js';
@@ -244,6 +245,8 @@ async function insertResults(trx: Trx, run: { site_id: number; private: boolean;
       rating_webstandard: rated(o.ratings.webstandard),
       reports: JSON.stringify(o.reports),
       json_check_data: JSON.stringify(o.data),
+      // Each finding with its identity across runs (core/changes.ts).
+      findings: JSON.stringify(o.findings.map(storedFinding)),
       error: o.error,
       test_date: testDate,
     })))

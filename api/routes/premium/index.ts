@@ -12,6 +12,7 @@ import audits from './audits.js';
 import lix from './lix.js';
 import webhook from './webhook.js';
 import whoami from './whoami.js';
+import changes from './changes.js';
 import type { PremiumOptions } from './options.js';
 
 export type { PremiumOptions } from './options.js';
@@ -34,6 +35,7 @@ const premium: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
   await app.register(lix, childOpts);
   await app.register(webhook, childOpts);
   await app.register(whoami, childOpts);
+  await app.register(changes, childOpts);
 };
 
 export default premium;
