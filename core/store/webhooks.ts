@@ -8,6 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from '../db/kysely.js';
 import type { Db } from '../db/database.js';
 import type { DB } from '../db/schema.js';
+import { diffFindings, type StoredFinding } from '../changes.js';
+import type { Category, Severity } from '../plugin-api.js';
 
 type Executor = Db | Transaction<DB>;
 
@@ -152,12 +154,59 @@ export interface WebhookPayload {
   timestamp: string;
   result_count: '1';
   data: WebhookResultData;
+  /** On a drop past the webhook's threshold: the findings that explain it. */
+  changes?: DropChanges;
+}
+
+/** At most this many findings per category in a drop's changes, each text at most DROP_TEXT_MAX characters. */
+export const DROP_PER_CATEGORY = 5;
+export const DROP_TEXT_MAX = 300;
+
+/** The findings that explain a drop: added (or worse) since the previous rated result, the worst first, per category. */
+export interface DropChanges {
+  since: { result_id: number; test_date: string; rating: number };
+  /** False when either result was stored before findings were kept (then nothing is listed). */
+  findings_known: boolean;
+  added: Partial<Record<Category, { key: string; rule: string; change: 'added' | 'changed'; severity: Severity; count: number; text: string }[]>>;
+  /** Findings left out beyond DROP_PER_CATEGORY per category. */
+  more: number;
+}
+
+interface PreviousResult {
+  id: number;
+  rating: number;
+  test_date: string;
+  findings: StoredFinding[] | null;
+}
+
+const SEVERITY_ORDER: Record<Severity, number> = { critical: 0, error: 1, warning: 2, info: 3, resolved: 4 };
+
+/** What explains a drop: problems added, or worse (a graver severity, a larger count), the worst first, bounded per category. */
+export function dropChanges(previous: PreviousResult, findings: StoredFinding[] | null): DropChanges {
+  const since = { result_id: previous.id, test_date: previous.test_date, rating: previous.rating };
+  if (!previous.findings || !findings) return { since, findings_known: false, added: {}, more: 0 };
+  const worse = diffFindings(previous.findings, findings).filter((c) =>
+    c.change === 'added' || (c.change === 'changed' && c.before && c.after && (SEVERITY_ORDER[c.after.severity] < SEVERITY_ORDER[c.before.severity] || c.after.count > c.before.count)));
+  worse.sort((a, b) => SEVERITY_ORDER[a.after!.severity] - SEVERITY_ORDER[b.after!.severity] || b.after!.count - a.after!.count || a.key.localeCompare(b.key));
+  const added: DropChanges['added'] = {};
+  let more = 0;
+  for (const c of worse) {
+    const list = (added[c.category] ??= []);
+    if (list.length >= DROP_PER_CATEGORY) {
+      more++;
+      continue;
+    }
+    const text = c.text[WEBHOOK_REPORT_LANG];
+    list.push({ key: c.key, rule: c.rule, change: c.change as 'added' | 'changed', severity: c.after!.severity, count: c.after!.count, text: text.length > DROP_TEXT_MAX ? `${text.slice(0, DROP_TEXT_MAX - 1)}…` : text });
+  }
+  return { since, findings_known: true, added, more };
 }
 
 interface ResultForWebhook extends WebhookResultData {
   id: number;
   site_id: number;
   private: boolean;
+  findings: StoredFinding[] | null;
 }
 
 async function readResults(db: Executor, ids: readonly number[]): Promise<ResultForWebhook[]> {
@@ -170,7 +219,7 @@ async function readResults(db: Executor, ids: readonly number[]): Promise<Result
       coalesce(r.reports -> ${WEBHOOK_REPORT_LANG}::text ->> 'perf', '') as check_report_perf,
       coalesce(r.reports -> ${WEBHOOK_REPORT_LANG}::text ->> 'stand', '') as check_report_stand,
       coalesce(r.reports -> ${WEBHOOK_REPORT_LANG}::text ->> 'sec', '') as check_report_sec,
-      r.json_check_data::text as json_check_data
+      r.json_check_data::text as json_check_data, r.findings
     from test_results r where r.id = any(${ids.map(Number)}::bigint[]) order by r.id`.execute(db);
   return rows;
 }
@@ -214,16 +263,18 @@ export async function queueWebhookDeliveries(trx: Transaction<DB>, siteId: numbe
   let queued = 0;
   for (const r of await readResults(trx, resultIds)) {
     if (r.private || r.site_id !== siteId) continue;
-    let previous: number | null = null;
+    let previous: PreviousResult | null = null;
     if (threshold !== null) {
-      const prev = await sql<{ rating: number }>`
-        select rating::float8 as rating from test_results
+      const prev = await sql<PreviousResult>`
+        select id::int as id, rating::float8 as rating, findings,
+          to_char(test_date at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as test_date
+        from test_results
         where site_id = ${siteId}::int and type_of_test = ${r.type_of_test}::int and not private and rating >= 1
           and (test_date, id) < (select test_date, id from test_results where id = ${r.id}::bigint)
         order by test_date desc, id desc limit 1`.execute(trx);
-      previous = prev.rows[0]?.rating ?? null;
+      previous = prev.rows[0] ?? null;
     }
-    if (!passesThreshold(threshold, r.rating, previous)) continue;
+    if (!passesThreshold(threshold, r.rating, previous?.rating ?? null)) continue;
     const payload: WebhookPayload = {
       api_version: hook.api_version,
       uri: hook.item_uri,
@@ -231,6 +282,8 @@ export async function queueWebhookDeliveries(trx: Transaction<DB>, siteId: numbe
       timestamp: new Date().toISOString(),
       result_count: '1',
       data: dataOf(r),
+      // A drop past the threshold carries what explains it.
+      ...(threshold !== null && previous ? { changes: dropChanges(previous, r.findings) } : {}),
     };
     const row = await trx
       .insertInto('webhook_deliveries')

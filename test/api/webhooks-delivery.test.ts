@@ -16,6 +16,8 @@ import type { Db } from '../../core/db/database.js';
 import {
   DISABLE_AFTER_FAILING_DAYS,
   RETRY_DELAYS_S,
+  dropChanges,
+  DROP_TEXT_MAX,
   passesThreshold,
   retryDelayMs,
   rotateWebhookSecret,
@@ -235,6 +237,39 @@ t.test('threshold: only drops of at least T below the previous rated result of t
   t.equal(passesThreshold(null, -1, null), true, 'without a threshold every result goes');
   t.equal(passesThreshold(0.5, 3.7, 4.2), true, 'exact edges count (5 decimals)');
   t.equal(passesThreshold(0.5, 3.70001, 4.2), false);
+});
+
+t.test('a drop past the threshold carries the findings that explain it, worst first, bounded per category, signed as ever', async (t) => {
+  const { db, url, siteId, rx, secret, guard } = await arrange(t, 0.5);
+  const f = (rule: string, severity: 'critical' | 'error' | 'warning' | 'resolved', count: number, category: 'a11y' | 'infosec' = 'a11y') =>
+    ({ rule, category, severity, count, text: { sv: `${rule} (${count}) ${'x'.repeat(rule === 'long' ? 400 : 0)}`.trim(), en: rule } });
+  const before = [f('color-contrast', 'error', 2), f('label', 'warning', 1), f('hsts-missing', 'resolved', 1, 'infosec')];
+  const after = [f('color-contrast', 'error', 16), f('label', 'warning', 1), f('image-alt', 'critical', 1), f('hsts-missing', 'error', 1, 'infosec'),
+    ...['a', 'b', 'c', 'long'].map((r) => f(r, 'warning', 1))];
+  const first = await seedRun(db, siteId, { url: 'https://kommun.example/', testDate: new Date('2026-11-01T08:00:00Z'), outcomes: [{ ...outcome(10, 4.6, { a11y: 4.6 }), findings: before }] });
+  await seedRun(db, siteId, { url: 'https://kommun.example/', testDate: new Date('2026-11-20T08:00:00Z'), outcomes: [{ ...outcome(10, 3.9, { a11y: 3.9 }), findings: after }] });
+  await drain(db, url, { guard, webhookRetryDelayMs: noWait });
+  t.equal(rx.got.length, 1, 'the drop (4.6 → 3.9) is delivered; the first result had nothing to drop from');
+  const body = JSON.parse(rx.got[0].body);
+  t.doesNotThrow(() => new Webhook(secret).verify(rx.got[0].body, rx.got[0].headers as Record<string, string>), 'signed as every payload');
+  t.same(body.changes, {
+    since: { result_id: first.resultIds[0], test_date: '2026-11-01T08:00:00.000Z', rating: 4.6 },
+    findings_known: true,
+    added: {
+      a11y: [
+        { key: 'a11y image-alt', rule: 'image-alt', change: 'added', severity: 'critical', count: 1, text: 'image-alt (1)' },
+        { key: 'a11y color-contrast', rule: 'color-contrast', change: 'changed', severity: 'error', count: 16, text: 'color-contrast (16)' },
+        { key: 'a11y a', rule: 'a', change: 'added', severity: 'warning', count: 1, text: 'a (1)' },
+        { key: 'a11y b', rule: 'b', change: 'added', severity: 'warning', count: 1, text: 'b (1)' },
+        { key: 'a11y c', rule: 'c', change: 'added', severity: 'warning', count: 1, text: 'c (1)' },
+      ],
+      infosec: [{ key: 'infosec hsts-missing', rule: 'hsts-missing', change: 'added', severity: 'error', count: 1, text: 'hsts-missing (1)' }],
+    },
+    more: 1,
+  }, 'in Swedish, the webhook\'s report language; five per category, one more left out');
+  const bounded = dropChanges({ id: 1, rating: 5, test_date: 'x', findings: [] }, [f('long', 'error', 1)]);
+  t.equal(bounded.added.a11y?.[0].text.length, DROP_TEXT_MAX, 'a long text is cut');
+  t.same(dropChanges({ id: 1, rating: 5, test_date: 'x', findings: null }, []), { since: { result_id: 1, test_date: 'x', rating: 5 }, findings_known: false, added: {}, more: 0 }, 'an earlier result stored without findings');
 });
 
 t.test('without a threshold every public result is delivered', async (t) => {
