@@ -10,6 +10,9 @@
  *   read whole (index test_results_site_date; two years of daily runs of 17 types is 12,000 rows
  *   of ids and dates for the window function).
  * - Neither: per test type, its latest public result and the one before it ("since the last test").
+ * Only judgements are compared: a result with an error (the page could not be loaded, the plugin
+ * failed, the type was not available on the runner) has no findings to compare and is left out;
+ * the pair is the judgements either side of it.
  */
 import { sql } from '../db/kysely.js';
 import type { Db } from '../db/database.js';
@@ -97,7 +100,7 @@ export async function readChanges(db: Db, siteId: number, q: ChangesQuery): Prom
     const { rows } = await sql<{ a: string; b: string; type_of_test: number; total: string }>`
       select a.id as a, b.id as b, a.type_of_test, count(*) over () as total
       from test_results a join test_results b on b.type_of_test = a.type_of_test and b.run_id = ${q.toRun}
-      where a.run_id = ${q.fromRun} ${q.types ? sql`and a.type_of_test = any(${q.types}::int[])` : sql``}
+      where a.run_id = ${q.fromRun} and a.error is null and b.error is null ${q.types ? sql`and a.type_of_test = any(${q.types}::int[])` : sql``}
       order by a.type_of_test limit ${q.limit} offset ${q.offset}`.execute(db);
     const byId = await resultsById(db, rows.flatMap((r) => [Number(r.a), Number(r.b)]));
     return { total: rows.length ? Number(rows[0].total) : 0, pairs: rows.map((r) => pairOf(r.type_of_test, byId.get(Number(r.a))!, byId.get(Number(r.b))!)) };
@@ -109,7 +112,7 @@ export async function readChanges(db: Db, siteId: number, q: ChangesQuery): Prom
         lag(id) over (partition by type_of_test order by test_date, id) as prev_id,
         row_number() over (partition by type_of_test order by test_date desc, id desc) as newest
       from test_results
-      where site_id = ${siteId} and not private ${types}
+      where site_id = ${siteId} and not private and error is null ${types}
     )
     select id, prev_id, type_of_test, count(*) over () as total
     from r where prev_id is not null and ${window}

@@ -88,9 +88,14 @@ t.test('two run ids: a private one-off test against the last public run', async 
   t.strictSame(res.data.map(summary), [[10, run3.runId, once.runId, 0.9, ['resolved a11y color-contrast', 'resolved a11y image-alt']]], 'only type 10 ran in both');
 });
 
-t.test('results stored before findings were kept: findings_known false, no changes', async (t) => {
+t.test('results stored before findings were kept: findings_known false, no changes; a result with an error is left out', async (t) => {
   const res = (await get(`/changes/${B}`, keyB)).json();
   t.strictSame(res.data.map((p: Pair) => [p.from.run_id, p.to.run_id, p.findings_known, p.changes]), [[old.runId, runB.runId, false, []]]);
+  // A later run whose page could not be loaded: no judgement, so the pair stays the judgements either side.
+  const failed = await seedRun(db, B, { url: 'https://beta.example/', testDate: day('2026-11-03'), outcomes: [{ ...outcome(10, -1), error: 'The website could not be reached' }] });
+  const after = (await get(`/changes/${B}`, keyB)).json();
+  t.strictSame(after.data.map((p: Pair) => [p.from.run_id, p.to.run_id]), [[old.runId, runB.runId]]);
+  t.equal((await get(`/changes/${B}?from_run=${runB.runId}&to_run=${failed.runId}`, keyB)).json().total, 0, 'nor is it paired by run ids');
 });
 
 t.test('refusals: each with its code and body', async (t) => {

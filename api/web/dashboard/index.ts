@@ -16,7 +16,9 @@ import { INT4_MAX } from '../../request-helpers.js';
 import { LATEST_VERSION } from '../../envelope.js';
 import { DASHBOARD_TAG } from '../../plugins/cache.js';
 import { LICENCE } from '../../routes/open-data.js';
+import { readChanges } from '../../../core/store/changes-read.js';
 import { buildChart } from '../chart.js';
+import { CHANGES_SHOWN, changesView } from '../changes.js';
 import { translator } from '../i18n/index.js';
 import { chooseLang } from '../lang.js';
 import downloads, { LIST_QUERY_SCHEMA, listQuery, queryString } from './downloads.js';
@@ -91,11 +93,12 @@ const dashboard: FastifyPluginAsync = async (app) => {
     const lang = chooseLang(request);
     const id = request.params.id;
     // In parallel: each query names the site, so that an unknown or non-public one costs no more.
-    const [site, scores, monthly, latest] = await Promise.all([
+    const [site, scores, monthly, latest, changes] = await Promise.all([
       getSite(app.deps.db, id),
       getSiteScores(app.deps.db, id),
       readMonthlyScores(app.deps.db, id),
       readLatestResults(app.deps.db, id, lang),
+      readChanges(app.deps.db, id, { kind: 'latest', types: null, limit: CHANGES_SHOWN, offset: 0 }),
     ]);
     if (!site || !site.public_sector) throw new WebperfError('SITE_NOT_FOUND');
     const results = (latest ?? []).map((r) => ({ ...r, name: testTypeNames.get(r.typeOfTest)?.[lang] ?? String(r.typeOfTest) }));
@@ -105,6 +108,7 @@ const dashboard: FastifyPluginAsync = async (app) => {
       site: { id: site.id, title: site.title, url: site.url, category: site.org_category, sameAs: site.same_as, code: site.org_code },
       scores: scores ? { overall: num(scores.overall), a11y: num(scores.a11y), pagespeed: num(scores.pagespeed), infosec: num(scores.infosec), webstandard: num(scores.webstandard), updatedAt: scores.updated_at } : null,
       chart: buildChart(monthly?.rows ?? []),
+      changes: changesView(changes?.pairs ?? [], lang, (t) => testTypeNames.get(t)?.[lang] ?? String(t)),
       results,
       api: {
         item: `/item/${site.id}`,

@@ -27,7 +27,9 @@ import { listOrders, placeOrder } from '../../../core/store/orders.js';
 import { listPrivateTests, listReachableSites, readLatestResults, readMonthlyScores, readPrivateTest, readQuota, readSiteScores } from '../../../core/store/results-read.js';
 import { getSite } from '../../../core/store/sites.js';
 import { INT4_MAX, parseStrictInt } from '../../request-helpers.js';
+import { readChanges } from '../../../core/store/changes-read.js';
 import { buildChart } from '../chart.js';
+import { CHANGES_SHOWN, changesView } from '../changes.js';
 import { translator } from '../i18n/index.js';
 import { chooseLang } from '../lang.js';
 import { FORM_BYTES, PORTAL, SITE_PARAMS, redirectWith, requireSite, requireUser } from './common.js';
@@ -127,7 +129,7 @@ const sites: FastifyPluginAsync = async (app) => {
     const site = await existingSite(siteId);
     const lang = chooseLang(request);
     const t = translator(lang);
-    const [scores, monthly, results, quota, orders, privateTests, audits] = await Promise.all([
+    const [scores, monthly, results, quota, orders, privateTests, audits, changes] = await Promise.all([
       readSiteScores(db, [siteId]),
       readMonthlyScores(db, siteId),
       readLatestResults(db, siteId, reportLang(lang)),
@@ -135,6 +137,7 @@ const sites: FastifyPluginAsync = async (app) => {
       listOrders(db, siteId, HISTORY),
       listPrivateTests(db, siteId, null),
       listAudits(db, siteId, HISTORY),
+      readChanges(db, siteId, { kind: 'latest', types: null, limit: CHANGES_SHOWN, offset: 0 }),
     ]);
     if (problem) void reply.status(problem.error.status);
     return reply.page('portal/site', {
@@ -142,6 +145,7 @@ const sites: FastifyPluginAsync = async (app) => {
       site,
       scores: scores.get(siteId) ?? null,
       chart: buildChart(monthly?.rows ?? []),
+      changes: changesView(changes?.pairs ?? [], lang, (id) => typeName(id, lang)),
       results: (results ?? []).map((r) => ({ ...r, name: typeName(r.typeOfTest, lang) })),
       quota,
       orders: orders.map((o) => ({ ...o, what: orderSummary(o.kind, o.payload, lang) })),
