@@ -23,8 +23,9 @@ export const USAGE = `Usage: webperf <command>
   runner [--concurrency N]           only a test runner
   migrate                            migrate the database and exit
   test <url> [--tests 30,21] [--lang sv|en|da|no|fi|is] [--format text|json|junit] [--output FILE]
-       [--assert BUDGETS]... [--budget FILE.json]
-                                     test a URL once without a database
+       [--assert BUDGETS]... [--budget FILE.json] [--compare EARLIER.json]
+                                     test a URL once without a database; with --compare, what changed
+                                     since an earlier --format json output (findings added, fixed, changed)
 ${AUDIT_USAGE}
   sites ... | levels ... | categories ... | keys ... | users ...   operator commands (webperf users --help)
   data refresh-retire [--from URL] [--out FILE]

@@ -6,10 +6,15 @@
  * result says why, and the command exits with 1. Budgets (core/budgets.ts) are checked against the
  * test types before the page is loaded (2 when one cannot be judged), each broken one is a line on
  * stderr, and the command then exits with 3 (runners/budget-cli.ts lists the exit codes).
+ * `--compare EARLIER.json` (an earlier `--format json` output, which keeps every finding) adds what
+ * changed since then (core/changes.ts): in the text format a section after the results, in json a
+ * `changes` field, in junit lines on stderr. An unreadable or foreign file ends the command (2)
+ * before anything is tested.
  */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { budgetMessage, evaluateBudgets, type BudgetResult } from '../core/budgets.js';
+import { diffFindings, storedFinding, type FindingChange, type StoredFinding } from '../core/changes.js';
 import type { Config } from '../core/config.js';
 import { isLang, LANGS, reportLang, type Lang } from '../core/i18n/langs.js';
 import { junitReport } from '../core/junit-report.js';
@@ -41,6 +46,7 @@ export async function testCommand(config: Config, args: string[], fail: (message
         lang: { type: 'string', default: 'sv' },
         format: { type: 'string', default: 'text' },
         output: { type: 'string' },
+        compare: { type: 'string' },
         ...BUDGET_OPTIONS,
       },
     });
@@ -54,6 +60,7 @@ export async function testCommand(config: Config, args: string[], fail: (message
   if (!FORMATS.includes(values.format)) fail('webperf test: --format must be text, json or junit');
   if (values.output === '') fail('webperf test: --output needs a file name');
   const budgets = await readBudgets('webperf test', values, fail);
+  const earlier = values.compare === undefined ? null : await readEarlier(values.compare, fail);
   // The engine loads once the command is known to be well-formed: a refusal answers at once.
   const [{ guardFromConfig }, { testPage, needsPageLoad }, { browserPoolFor, CHROMIUM_INSTALL_HINT, hasChromium }, { createRegistry }] = await Promise.all([
     import('../core/net/egress.js'),
@@ -98,6 +105,7 @@ export async function testCommand(config: Config, args: string[], fail: (message
         ? `page loaded in ${result.gatherMs} ms, rated in ${result.pluginsMs} ms`
         : `no page load (the test types read no page), rated in ${result.pluginsMs} ms`);
     const outcomes = [...result.outcomes].sort((a, b) => a.typeOfTest - b.typeOfTest);
+    const comparison = earlier ? compare(earlier, outcomes) : null;
     const budgetResults = evaluateBudgets(budgets, outcomes.map((o) => ({ ...o, categories: registry.get(o.typeOfTest)?.meta.categories ?? [] })));
     let out = '';
     if (values.format === 'json') {
@@ -116,8 +124,11 @@ export async function testCommand(config: Config, args: string[], fail: (message
           check_report_stand: o.reports[rl].stand,
           json_check_data: o.data,
           error: o.error,
+          // Every finding with its identity, so that a later run can be compared with this one (--compare).
+          findings: o.findings.map(storedFinding),
         })),
         ...(budgets.length ? { budgets: budgetResults.map(budgetJson) } : {}),
+        ...(comparison ? { changes: comparison.map((c) => ({ type_of_test: c.typeOfTest, from_rating: c.from, to_rating: c.to, findings_known: c.changes !== null, changes: (c.changes ?? []).map((x) => changeJson(x, rl)) })) } : {}),
       }, null, 2) + '\n';
     } else if (values.format === 'junit') {
       out = junitReport([{
@@ -135,7 +146,9 @@ export async function testCommand(config: Config, args: string[], fail: (message
     } else {
       if (failure) out += `!! ${failure.text[rl]}\n\n`;
       for (const o of outcomes) out += formatOutcome(o, lang, registry) + '\n';
+      if (comparison) out += formatComparison(comparison, values.compare!, earlier!, lang, registry);
     }
+    if (comparison && values.format === 'junit') io.err(formatComparison(comparison, values.compare!, earlier!, lang, registry));
     if (values.output !== undefined) await writeFile(values.output, out);
     else io.out(out);
     broken = printBudgets([{ url, budgets: budgetResults }], io.err);
@@ -151,4 +164,67 @@ export async function testCommand(config: Config, args: string[], fail: (message
 /** A budget's result in the json format. */
 function budgetJson(r: BudgetResult) {
   return { budget: r.budget.name, met: r.met, actual: r.actual, limit: r.budget.min, message: budgetMessage(r) };
+}
+
+/** An earlier `--format json` output, as --compare reads it. */
+interface Earlier {
+  url: string;
+  results: { type_of_test: number; rating: number; findings?: StoredFinding[] }[];
+}
+
+async function readEarlier(file: string, fail: (message: string, code?: number) => never): Promise<Earlier> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    fail(`webperf test: --compare ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not JSON (${(err as Error).message})`}`, 2);
+  }
+  const e = parsed as Partial<Earlier>;
+  const ok = e && typeof e === 'object' && typeof e.url === 'string' && Array.isArray(e.results) &&
+    e.results.every((r) => r && typeof r.type_of_test === 'number' && typeof r.rating === 'number' && (r.findings === undefined || Array.isArray(r.findings)));
+  if (!ok) fail(`webperf test: --compare ${file}: not the output of webperf test --format json`, 2);
+  return e as Earlier;
+}
+
+interface Compared {
+  typeOfTest: number;
+  from: number;
+  to: number;
+  /** Null when the earlier output has no findings for the type (written before they were kept). */
+  changes: FindingChange[] | null;
+}
+
+/** Per test type in both: the ratings and what changed (results with an error are no judgement: left out). */
+function compare(earlier: Earlier, outcomes: readonly TestOutcome[]): Compared[] {
+  const before = new Map(earlier.results.map((r) => [r.type_of_test, r]));
+  return outcomes.flatMap((o) => {
+    const b = before.get(o.typeOfTest);
+    if (!b || o.error !== null || (b as { error?: unknown }).error) return [];
+    return [{ typeOfTest: o.typeOfTest, from: b.rating, to: o.rating, changes: b.findings ? diffFindings(b.findings, o.findings.map(storedFinding)) : null }];
+  });
+}
+
+function changeJson(c: FindingChange, lang: 'sv' | 'en') {
+  return { change: c.change, key: c.key, rule: c.rule, category: c.category, locator: c.locator, before: c.before, after: c.after, text: c.text[lang] };
+}
+
+const rated = (r: number) => (r < 1 ? '-' : r.toFixed(2));
+
+function formatComparison(compared: readonly Compared[], file: string, earlier: Earlier, lang: Lang, registry: PluginRegistry): string {
+  const sv = reportLang(lang) === 'sv';
+  const words = sv ? { title: `Ändringar sedan ${file} (${earlier.url})`, added: 'nytt', resolved: 'åtgärdat', changed: 'ändrat', none: 'inget har ändrats', unknown: 'fynden finns inte i den tidigare filen' }
+    : { title: `Changes since ${file} (${earlier.url})`, added: 'new', resolved: 'fixed', changed: 'changed', none: 'nothing changed', unknown: 'the earlier file has no findings' };
+  let out = `## ${words.title}\n`;
+  if (compared.length === 0) out += sv ? 'Inga testtyper finns i båda.\n' : 'No test type is in both.\n';
+  for (const c of compared) {
+    const name = registry.get(c.typeOfTest)?.meta.names[lang] ?? `Test ${c.typeOfTest}`;
+    out += `== ${c.typeOfTest} ${name}: ${rated(c.from)} → ${rated(c.to)}\n`;
+    if (c.changes === null) out += `  (${words.unknown})\n`;
+    else if (c.changes.length === 0) out += `  (${words.none})\n`;
+    for (const x of c.changes ?? []) {
+      const state = x.change === 'changed' ? ` [${x.before!.severity} ×${x.before!.count} → ${x.after!.severity} ×${x.after!.count}]` : '';
+      out += `  ${words[x.change]}: ${x.text[reportLang(lang)]}${state}\n`;
+    }
+  }
+  return out + '\n';
 }

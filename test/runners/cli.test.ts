@@ -8,6 +8,8 @@
  * formats and the refusals of bad input run the same command in this process (webperfTest).
  */
 import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
@@ -172,4 +174,49 @@ t.test('DNS (32) from the command line: Zonemaster over a zone of the world with
   const without = await webperf(['test', 'https://www.serial.test/', '--tests', '32', '--format', 'json', '--lang', 'en'], { ...env, WEBPERF_ZONEMASTER_CLI: '/nonexistent/zonemaster-cli' });
   const [missing] = JSON.parse(without.stdout).results;
   t.strictSame([without.code, missing.rating, missing.error, missing.json_check_data.code], [0, NOT_RATED, 'not available on this runner: zonemaster-cli is missing (/nonexistent/zonemaster-cli is not an executable program)', 'TEST_TYPE_UNAVAILABLE']);
+});
+
+t.test('webperf test --compare EARLIER.json: what changed since an earlier run, in text and json; a budget still exits 3', async (t) => {
+  const world = await testWorld();
+  // A page that loses its HSTS header and gains an image without alternative text between runs.
+  let changed = false;
+  const page = () => `<!DOCTYPE html><html lang="sv"><head><meta charset="utf-8"><title>Jämför</title></head><body><main><h1>Jämför</h1><p>Text.</p>${changed ? '<img src="/bild.png">' : ''}</main></body></html>`;
+  const site = await world.site('jamfor.test', {
+    handler: (req, res) => {
+      if (req.url === '/bild.png') return void res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from('89504e470d0a1a0a', 'hex'));
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...(changed ? {} : { 'strict-transport-security': 'max-age=31536000' }) }).end(page());
+    },
+  });
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'webperf-compare-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const earlier = path.join(dir, 'earlier.json');
+  const first = await webperfInProcess(['test', site.url, '--tests', '18,21', '--format', 'json', '--output', earlier, '--lang', 'en']);
+  t.equal(first.code, 0, first.stderr);
+  const kept = JSON.parse(await readFile(earlier, 'utf8'));
+  t.ok(kept.results.every((r: any) => Array.isArray(r.findings)), 'the json output keeps every finding');
+
+  const same = await webperfInProcess(['test', site.url, '--tests', '18,21', '--compare', earlier, '--lang', 'en']);
+  t.equal(same.code, 0, same.stderr);
+  t.match(same.stdout, new RegExp(`## Changes since ${earlier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\(https://jamfor\\.test/\\)\\n== 18 [^\\n]+\\n  \\(nothing changed\\)\\n== 21 [^\\n]+\\n  \\(nothing changed\\)\\n`), 'the same page: nothing changed');
+
+  changed = true;
+  const text = await webperfInProcess(['test', site.url, '--tests', '18,21', '--compare', earlier, '--lang', 'en']);
+  t.equal(text.code, 0, text.stderr);
+  const section = text.stdout.slice(text.stdout.indexOf('## Changes since'));
+  t.match(section, /== 18 [^\n]+\n  new: [^\n]*(alt|alternative)[^\n]*\n== 21 /i, 'accessibility: the image without alternative text, and nothing else');
+  t.match(section, /== 21 [^\n]+\n  new: [^\n]*HSTS[^\n]*\n  fixed: [^\n]*\n\n$/i, 'HTTP: HSTS gone (and its weaker complaint with it)');
+  const json = await webperfInProcess(['test', site.url, '--tests', '18,21', '--compare', earlier, '--format', 'json', '--lang', 'en']);
+  const changes = JSON.parse(json.stdout).changes as { type_of_test: number; changes: { change: string; key: string }[] }[];
+  // The header's absence replaces its weaker complaint (no includeSubDomains): both are in the diff.
+  t.strictSame(changes.map((c) => [c.type_of_test, c.changes.map((x) => `${x.change} ${x.key}`)]), [[18, ['added a11y image-alt']], [21, ['added infosec hsts-missing', 'resolved infosec hsts-no-include-subdomains']]]);
+
+  const budget = await webperfInProcess(['test', site.url, '--tests', '18', '--compare', earlier, '--assert', '18>=5', '--lang', 'en']);
+  t.equal(budget.code, 3, 'a broken budget still exits 3');
+  t.match(budget.stdout, /## Changes since/);
+
+  const missing = await webperfInProcess(['test', site.url, '--compare', path.join(dir, 'none.json')]);
+  t.strictSame([missing.code, missing.stderr.trim()], [2, `webperf test: --compare ${path.join(dir, 'none.json')}: no such file`]);
+  await writeFile(path.join(dir, 'other.json'), '{"budgets": []}');
+  const foreign = await webperfInProcess(['test', site.url, '--compare', path.join(dir, 'other.json')]);
+  t.strictSame([foreign.code, foreign.stderr.trim()], [2, `webperf test: --compare ${path.join(dir, 'other.json')}: not the output of webperf test --format json`]);
 });
