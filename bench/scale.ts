@@ -58,6 +58,8 @@ export interface ScaleOptions {
   webhookShare: number;
   outcomes: string | null;
   record: string | null;
+  /** Diagnostic: pg_stat_statements loaded, each step's statements by PostgreSQL time printed. */
+  statements: boolean;
 }
 
 /** The goals of issue 30: queue wait p99 under 1 s, API p99 under 50 ms. */
@@ -65,7 +67,7 @@ export const SCALE_GOALS = { waitP99Ms: 1_000, apiP99Ms: 50 };
 
 export const DEFAULT_SCALE_OPTIONS: ScaleOptions = {
   steps: [25, 50, 100, 200, 400], stepSeconds: 60, pageMs: 7_000, sites: 4_000, historySites: 300, apiRps: 50,
-  processes: null, webhookShare: 0.1, outcomes: null, record: null,
+  processes: null, webhookShare: 0.1, outcomes: null, record: null, statements: false,
 };
 
 export function parseScaleArgs(argv: string[]): ScaleOptions {
@@ -74,7 +76,7 @@ export function parseScaleArgs(argv: string[]): ScaleOptions {
     options: {
       steps: { type: 'string' }, 'step-seconds': { type: 'string' }, 'page-ms': { type: 'string' }, sites: { type: 'string' },
       'history-sites': { type: 'string' }, 'api-rps': { type: 'string' }, processes: { type: 'string' }, 'webhook-share': { type: 'string' },
-      outcomes: { type: 'string' }, record: { type: 'string' },
+      outcomes: { type: 'string' }, record: { type: 'string' }, statements: { type: 'boolean' },
     },
   });
   const num = (v: unknown, fallback: number) => (typeof v === 'string' && v !== '' ? Number(v) : fallback);
@@ -90,6 +92,7 @@ export function parseScaleArgs(argv: string[]): ScaleOptions {
     webhookShare: num(values['webhook-share'], d.webhookShare),
     outcomes: typeof values.outcomes === 'string' ? values.outcomes : null,
     record: typeof values.record === 'string' ? values.record : null,
+    statements: values.statements === true,
   };
   if (o.steps.some((k) => !Number.isInteger(k) || k < 1) || [o.stepSeconds, o.pageMs, o.sites, o.apiRps].some((n) => !(n > 0))) throw new Error(`bench scale: bad options ${JSON.stringify(o)}`);
   return o;
@@ -120,6 +123,8 @@ export interface StepFigures {
   walPer1000: number;
   /** Share of active-connection samples waiting, by wait event (Lock:tuple, IO:WALSync, ...). */
   waits: [string, number][];
+  /** With --statements: the statements that took most of PostgreSQL's time, per 1,000 page tests. */
+  statements: { ms: number; calls: number; query: string }[];
   runnerErrors: string[];
   runsFailed: number;
   storedTwice: number;
@@ -251,7 +256,7 @@ export async function benchScale(options: Partial<ScaleOptions> = {}, log: (line
 
     // PostgreSQL as a user gets it (durable), with room for every runner's budget and the API's.
     const maxConnections = maxK * (WORKER_POOL_MAX + 1) + 50;
-    const server = await startEmbeddedPostgres(path.join(dir, 'pg'), { maxConnections });
+    const server = await startEmbeddedPostgres(path.join(dir, 'pg'), { maxConnections, settings: o.statements ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' } : {} });
     stops.push(server.stop);
     await ensureDatabase(server.adminUrl, 'webperf_scale');
     const url = server.urlFor('webperf_scale');
@@ -260,6 +265,7 @@ export async function benchScale(options: Partial<ScaleOptions> = {}, log: (line
     stops.push(() => admin.destroy());
     await migrateToLatest(admin);
     await runWorkerMigrations(url);
+    if (o.statements) await sql`create extension if not exists pg_stat_statements`.execute(admin);
     log(`seeding ${o.sites} sites...`);
     const seeded = Date.now();
     await seedBenchData(admin, { sites: o.sites, months: 12, historySites: o.historySites, historyDays: 365, privateRuns: 5, categories: 12 });
@@ -407,6 +413,7 @@ export async function benchScale(options: Partial<ScaleOptions> = {}, log: (line
       const aMachine = machineCpu();
       const aNode = nodeCpu();
       const errorsBefore = runnerErrors.length;
+      if (o.statements) await sql`select pg_stat_statements_reset()`.execute(admin);
       samples = [];
       log(`step ${k} runners: measuring for ${o.stepSeconds} s`);
       await delay(o.stepSeconds * 1000);
@@ -430,6 +437,9 @@ export async function benchScale(options: Partial<ScaleOptions> = {}, log: (line
       }
       const stored = counts.stored;
       const wal = Number(counts.wal);
+      const statements = !o.statements ? [] : (await sql<{ ms: number; calls: number; query: string }>`
+        select total_exec_time::float8 as ms, calls::int as calls, left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 110) as query
+        from pg_stat_statements order by total_exec_time desc limit 12`.execute(admin)).rows.map((r) => ({ ...r, ms: stored ? (r.ms / stored) * 1000 : NaN, calls: stored ? (r.calls / stored) * 1000 : NaN }));
       figures.push({
         runners: k,
         seconds,
@@ -450,6 +460,7 @@ export async function benchScale(options: Partial<ScaleOptions> = {}, log: (line
         nodeCpuS,
         walBytes: wal,
         walPer1000: stored ? (wal / stored) * 1000 : NaN,
+        statements,
         waits: [...waitTotals].sort((x, y) => y[1] - x[1]).slice(0, 4).map(([w, n]) => [w, activeSamples ? n / activeSamples : 0]),
         runnerErrors: runnerErrors.slice(errorsBefore),
         runsFailed: 0,
@@ -525,6 +536,11 @@ function report(figures: StepFigures[], o: ScaleOptions, about: { types: number;
     k ? `Knee: ${k.runners} runners (queue wait p99 ${n(k.waitP99Ms)} ms, goal < ${SCALE_GOALS.waitP99Ms}; API p99 ${n(k.apiP99Ms, 1)} ms, goal < ${SCALE_GOALS.apiP99Ms}); limited there by ${limiter(k, about.maxConnections)}.` : `No knee up to ${Math.max(...o.steps)} runners: queue wait p99 < ${SCALE_GOALS.waitP99Ms} ms and API p99 < ${SCALE_GOALS.apiP99Ms} ms at every step.`,
     ...figures.map((f) => `  ${f.runners} runners: ${limiter(f, about.maxConnections)}; ${n(f.pgCpuS, 1)} PostgreSQL CPU s and ${n(f.nodeCpuS, 1)} Node CPU s in ${n(f.seconds)} s; ${f.queued} runs waiting at the end.`),
     errors.length ? `Errors (${errors.length}), the first: ${errors.slice(0, 5).join(' | ')}` : 'Errors: none.',
+    ...figures.filter((f) => f.statements.length).flatMap((f) => [
+      '',
+      `Statements by PostgreSQL time at ${f.runners} runners (execution ms and calls per 1,000 page tests; pg_stat_statements):`,
+      ...f.statements.map((st) => `  ${n(st.ms).padStart(8)} ms ${n(st.calls).padStart(8)} calls  ${st.query}`),
+    ]),
     '',
   ].join('\n');
 }

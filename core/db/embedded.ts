@@ -57,6 +57,8 @@ export interface StartOptions {
   fast?: boolean;
   /** PostgreSQL's max_connections (default DEFAULT_MAX_CONNECTIONS). */
   maxConnections?: number;
+  /** More server settings, as `-c name=value` pairs (a benchmark's diagnostics). */
+  settings?: Record<string, string>;
 }
 
 /** The embedded server's max_connections unless told otherwise (PostgreSQL's own default is 100). */
@@ -83,7 +85,7 @@ export async function startEmbeddedPostgres(dir: string, options: StartOptions =
     createPostgresUser: asRoot,
     onLog: (m: unknown) => options.log?.(String(m)),
     onError: (m: unknown) => options.log?.(String(m)),
-    postgresFlags: ['-c', `max_connections=${options.maxConnections ?? DEFAULT_MAX_CONNECTIONS}`, ...(options.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : [])],
+    postgresFlags: ['-c', `max_connections=${options.maxConnections ?? DEFAULT_MAX_CONNECTIONS}`, ...(options.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []), ...Object.entries(options.settings ?? {}).flatMap(([k, v]) => ['-c', `${k}=${v}`])],
   });
   if (!existsSync(path.join(dir, 'PG_VERSION'))) await server.initialise();
   try {
