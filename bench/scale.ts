@@ -261,7 +261,10 @@ export async function benchScale(options: Partial<ScaleOptions> = {}, log: (line
     await ensureDatabase(server.adminUrl, 'webperf_scale');
     const url = server.urlFor('webperf_scale');
     log(`embedded PostgreSQL on port ${server.port} (max_connections ${maxConnections}), ${os.cpus().length} cores`);
-    const admin = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: `${url}?application_name=bench`, max: 3 }) }) });
+    const adminPool = new pg.Pool({ connectionString: `${url}?application_name=bench`, max: 3 });
+    // An idle connection ended by the server (its stop at the end) must not end the bench.
+    adminPool.on('error', () => {});
+    const admin = new Kysely<DB>({ dialect: new PostgresDialect({ pool: adminPool }) });
     stops.push(() => admin.destroy());
     await migrateToLatest(admin);
     await runWorkerMigrations(url);
