@@ -287,6 +287,9 @@ export async function refreshCategoryScores(trx: Trx | Db, siteId: number | null
     left join site_scores s on s.site_id = sc.site_id
     where ${siteId}::int is null or c.id in (select category_id from site_categories where site_id = ${siteId}::int)
     group by c.id
+    -- Rows locked in one order by every save: two runs of sites in the same two categories, each
+    -- locking them in the other's order, deadlocked (the scale bench saw it at 200 runners).
+    order by c.id
     on conflict (category_id) do update set
       a11y = excluded.a11y, infosec = excluded.infosec, pagespeed = excluded.pagespeed,
       webstandard = excluded.webstandard, overall = excluded.overall, updated_at = now()
