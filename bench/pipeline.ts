@@ -55,12 +55,9 @@ import { runPlugin } from '../core/pipeline.js';
 import { loadPlugins } from '../core/registry.js';
 import { queueRun } from '../core/store/runs.js';
 import { BrowserPool } from '../runners/browser-pool.js';
-import { DEMO_ROOT } from '../runners/demo.js';
 import { runWorkerMigrations, startWorker } from '../runners/worker.js';
-import { createTestCa } from '../test/helpers/world/ca.js';
 import { findProgram } from '../plugins/dns/zonemaster.js';
-import { startAuthoritativeDns } from '../test/helpers/world/authoritative-dns.js';
-import { startWorld } from '../test/helpers/world/index.js';
+import { startDemoSites, type Scheme } from './demo-sites.js';
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -70,7 +67,6 @@ const median = (xs: number[]) => {
 /** Full suite / bare Lighthouse: the earlier issues' goal on plain http, issue 21's on https. */
 const GOALS = { http: 1.25, https: 1.05 } as const;
 
-type Scheme = keyof typeof GOALS;
 
 export async function benchPipeline(rounds = 3, naiveRounds = rounds): Promise<string> {
   const chromium = findChromium(process.env.CHROMIUM_PATH);
@@ -82,32 +78,11 @@ export async function benchPipeline(rounds = 3, naiveRounds = rounds): Promise<s
     for (const s of stops) await s().catch(() => {});
   };
   try {
-    // The world's CA: one made for this run unless the caller made one (as `npm test` does).
-    if (!process.env.WEBPERF_TEST_CA_DIR) {
-      await createTestCa(path.join(dir, 'ca'));
-      process.env.WEBPERF_TEST_CA_DIR = path.join(dir, 'ca');
-      stops.push(async () => delete process.env.WEBPERF_TEST_CA_DIR);
-    }
-    const world = await startWorld();
-    stops.unshift(() => world.close());
-    // Both sites under names of their own (http on port 80, https on 443), each name a DNS zone the
-    // world serves authoritatively from its own root, so that DNS (32) runs Zonemaster for each.
-    const httpSite = await world.site('demo-http.test', { root: DEMO_ROOT, https: false });
-    const httpsSite = await world.site('demo.test', { root: DEMO_ROOT });
-    const urls: Record<Scheme, string> = { http: httpSite.url, https: httpsSite.url };
-    const zones = await startAuthoritativeDns({ zones: [{ name: 'demo-http.test', address: httpSite.address }, { name: 'demo.test', address: httpsSite.address }] });
-    stops.unshift(() => zones.close());
-    for (const zone of ['demo-http.test', 'demo.test']) {
-      const servers = zones.zoneNs(zone);
-      world.record(zone, { NS: servers.map((n) => n.name) });
-      for (const n of servers) world.record(n.name, { A: [n.address] });
-    }
-    const hintsBefore = process.env.WEBPERF_DNS_ROOT_HINTS;
-    process.env.WEBPERF_DNS_ROOT_HINTS = zones.hintsFile;
-    stops.push(async () => {
-      if (hintsBefore === undefined) delete process.env.WEBPERF_DNS_ROOT_HINTS;
-      else process.env.WEBPERF_DNS_ROOT_HINTS = hintsBefore;
-    });
+    const demo = await startDemoSites(dir);
+    stops.unshift(() => demo.stop());
+    const { world, urls } = demo;
+    const httpSite = demo.sites.http;
+    const httpsSite = demo.sites.https;
 
     // The guard a runner builds from WEBPERF_ALLOW_TARGETS=127.0.0.0/8, WEBPERF_DNS_SERVERS (the
     // world's) and WEBPERF_EXTRA_CA_CERTS (the run's CA): the same for both sites.

@@ -6,7 +6,10 @@
  *   3. the audit: 20 pages of a fixture site vs 20 bare Lighthouse runs vs Unlighthouse;
  *   4. the bulk site import: a 4,000-row file through `webperf sites import` vs the CLI's fixed cost;
  *   5. Lighthouse's configuration as each page load resolves it: the audits' metadata built each
- *      time (Lighthouse's way) vs kept once per process.
+ *      time (Lighthouse's way) vs kept once per process;
+ *   6. only when named (`npm run bench -- scale [options]`, minutes per step): K simulated runners
+ *      against one PostgreSQL, K stepping through 25 to 400 (bench/scale.ts; its options follow
+ *      the name, e.g. `-- scale --steps 25,50 --step-seconds 30`).
  * Figures are ratios measured in the same run on the same machine; absolute times vary.
  */
 import { benchPipeline } from './pipeline.js';
@@ -15,8 +18,12 @@ import { benchWebanalytics } from './webanalytics.js';
 import { benchAudit } from './audit.js';
 import { benchSiteImport } from './site-import.js';
 import { benchLighthouseConfig } from './lighthouse-config.js';
+import { benchScale, parseScaleArgs } from './scale.js';
 
-const only = process.argv.slice(2);
+const args = process.argv.slice(2);
+// Names are the arguments before the first option; the options are the scale bench's.
+const firstOption = args.findIndex((a) => a.startsWith('--'));
+const only = firstOption < 0 ? args : args.slice(0, firstOption);
 const want = (name: string) => only.length === 0 || only.includes(name);
 
 console.log(`# webperf benchmarks, ${new Date().toISOString()}, node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
@@ -44,5 +51,9 @@ if (want('site-import')) {
 if (want('lighthouse-config')) {
   console.log('\n## Lighthouse configuration per page load (issue 28)');
   console.log(await benchLighthouseConfig());
+}
+if (only.includes('scale')) {
+  console.log('\n## Scale-out: runners against one PostgreSQL (issue 30)');
+  console.log(await benchScale(parseScaleArgs(firstOption < 0 ? [] : args.slice(firstOption))));
 }
 process.exit(0);

@@ -50,12 +50,16 @@ export interface Config {
   deliveryConcurrency: number;
   /** Hard time limit of one test job. */
   jobTimeoutMs: number;
+  /** The connections the process keeps for PostgreSQL (see DatabasePools). */
+  pools: DatabasePools;
   /** How often a runner announces that it is alive. */
   heartbeatMs: number;
   /** A runner silent this long is taken for dead and its jobs are unlocked. */
   staleAfterMs: number;
   /** The embedded PostgreSQL, should it die, is started again after this long (then doubling, up to 10 s). */
   pgRestartDelayMs: number;
+  /** The embedded PostgreSQL's max_connections (WEBPERF_PG_MAX_CONNECTIONS); unused with DATABASE_URL. */
+  pgMaxConnections: number;
   logLevel: string;
   /** Serve and test the bundled demo site at start. */
   demo: boolean;
@@ -84,6 +88,30 @@ export interface Config {
    */
   metricsListen: { host: string; port: number } | null;
 }
+
+/**
+ * How many PostgreSQL connections a process may hold, and for how long idle ones are kept. A
+ * runner process holds at most `workerMax + dbMax`, an API process `dbMax` and its one cache
+ * listener (README, "Scale-out: the connection budget").
+ */
+export interface DatabasePools {
+  /**
+   * The process's query pool (kysely: the API's reads and writes, a runner's runs and deliveries)
+   * (WEBPERF_DB_POOL_MAX); null: 10 in `serve` and `api`, the test concurrency in `runner`.
+   */
+  dbMax: number | null;
+  /**
+   * A runner's pool for graphile-worker (WEBPERF_WORKER_POOL_MAX): the test pool's LISTEN
+   * connection, the job fetches and completions of both its worker pools, the heartbeat's unlocks.
+   * At least 2 (one listens).
+   */
+  workerMax: number;
+  /** An idle connection of either pool is closed after this long (WEBPERF_DB_IDLE_TIMEOUT_MS). */
+  idleTimeoutMs: number;
+}
+
+/** A runner's graphile-worker connections by default: one listening, two for its queries. */
+export const WORKER_POOL_MAX = 3;
 
 /** Fastify's `trustProxy`, as the operator may set it (WEBPERF_TRUST_PROXY). */
 export type TrustProxy = boolean | number | string[];
@@ -198,9 +226,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     concurrency: int(env.WEBPERF_CONCURRENCY, 1, 'WEBPERF_CONCURRENCY') || 1,
     deliveryConcurrency: int(env.WEBPERF_WEBHOOK_CONCURRENCY, 4, 'WEBPERF_WEBHOOK_CONCURRENCY') || 4,
     jobTimeoutMs: int(env.WEBPERF_JOB_TIMEOUT_MS, 180_000, 'WEBPERF_JOB_TIMEOUT_MS'),
+    pools: {
+      dbMax: int(env.WEBPERF_DB_POOL_MAX, 0, 'WEBPERF_DB_POOL_MAX') || null,
+      workerMax: int(env.WEBPERF_WORKER_POOL_MAX, WORKER_POOL_MAX, 'WEBPERF_WORKER_POOL_MAX') || WORKER_POOL_MAX,
+      idleTimeoutMs: int(env.WEBPERF_DB_IDLE_TIMEOUT_MS, 10_000, 'WEBPERF_DB_IDLE_TIMEOUT_MS') || 10_000,
+    },
     heartbeatMs: int(env.WEBPERF_HEARTBEAT_MS, 15_000, 'WEBPERF_HEARTBEAT_MS') || 15_000,
     staleAfterMs: int(env.WEBPERF_STALE_AFTER_MS, 60_000, 'WEBPERF_STALE_AFTER_MS') || 60_000,
     pgRestartDelayMs: int(env.WEBPERF_PG_RESTART_DELAY_MS, 500, 'WEBPERF_PG_RESTART_DELAY_MS') || 500,
+    pgMaxConnections: int(env.WEBPERF_PG_MAX_CONNECTIONS, 200, 'WEBPERF_PG_MAX_CONNECTIONS') || 200,
     logLevel: env.LOG_LEVEL ?? 'info',
     demo: env.WEBPERF_DEMO !== '0',
     publicUrl: env.WEBPERF_PUBLIC_URL ?? null,
@@ -228,6 +262,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const merged = { ...config, ...overrides };
   if (merged.heartbeatMs >= merged.staleAfterMs) {
     throw new Error(`WEBPERF_HEARTBEAT_MS (${merged.heartbeatMs}) must be shorter than WEBPERF_STALE_AFTER_MS (${merged.staleAfterMs})`);
+  }
+  if (merged.pools.workerMax < 2) {
+    throw new Error(`WEBPERF_WORKER_POOL_MAX (${merged.pools.workerMax}) must be at least 2: one connection listens for new jobs, the other fetches and completes them`);
   }
   if (merged.http.headersTimeoutMs > merged.http.requestTimeoutMs) {
     throw new Error(`WEBPERF_HTTP_HEADERS_TIMEOUT_MS (${merged.http.headersTimeoutMs}) must not be longer than WEBPERF_HTTP_REQUEST_TIMEOUT_MS (${merged.http.requestTimeoutMs})`);

@@ -2,7 +2,7 @@
  * The engine: test a page (gather once, rate many) and, for a queued run, store the results.
  */
 import type { Browser } from 'puppeteer-core';
-import type { Db } from './db/database.js';
+import { isDatabaseUnavailable, waitForDatabase, type Db } from './db/database.js';
 import { untilAborted } from './abort.js';
 import { gather, gatherNeeds, type GatherOptions } from './gather/gather.js';
 import type { SparePage } from './gather/guarded-context.js';
@@ -152,6 +152,9 @@ export async function testPage(url: string, plugins: readonly TestPlugin[], deps
 /**
  * Executes a queued run: test its page and store every result in one transaction. An attempt
  * whose signal aborts stores nothing; a run already stored by another attempt is not stored again.
+ * A save that finds no database connection (the server restarting, or max_connections used up)
+ * waits until one can be had and tries again, the tested page kept: a page test costs seconds of
+ * Chromium, a connection a moment's wait. Should the signal abort first, that failure is thrown.
  */
 export async function executeRun(db: Db, runId: number, deps: EngineDeps, options: { signal?: AbortSignal } = {}): Promise<number[]> {
   const run = await getRun(db, runId);
@@ -162,5 +165,15 @@ export async function executeRun(db: Db, runId: number, deps: EngineDeps, option
   // rated. Any other failure is recorded by the caller, which also knows about its own time limit.
   const tested = await testPage(run.url, deps.registry.select(run.test_types), deps, { signal: options.signal, loadFailure: 'report' });
   recordPageTest(tested);
-  return saveRunResults(db, runId, tested.outcomes, new Date(), options.signal);
+  const testDate = new Date();
+  for (;;) {
+    try {
+      return await saveRunResults(db, runId, tested.outcomes, testDate, options.signal);
+    } catch (err) {
+      if (!isDatabaseUnavailable(err) || !options.signal || options.signal.aborted) throw err;
+      await waitForDatabase(db, options.signal).catch(() => {
+        throw err;
+      });
+    }
+  }
 }

@@ -8,14 +8,15 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { makeWorkerUtils, type Logger } from 'graphile-worker';
+import type pg from 'pg';
 import type { Db } from '../core/db/database.js';
 import { recordSilentRunnerJobsUnlocked } from '../core/metrics.js';
-import { workerPgPool } from './worker-schema.js';
 import { beat, forgetRunner, jobsLockedBy, restoreCrashedAttempts, silentWorkerIds } from '../core/store/jobs.js';
 
 export interface HeartbeatOptions {
   db: Db;
-  connectionString: string;
+  /** The runner's pool for graphile-worker (its forceUnlockWorkers); the runner ends it. */
+  pgPool: pg.Pool;
   intervalMs: number;
   staleMs: number;
   /** The runner's current worker ids. */
@@ -30,11 +31,7 @@ export interface Heartbeat {
 
 export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbeat> {
   const runnerId = `runner-${os.hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const pgPool = workerPgPool(options.connectionString, 2, options.logger);
-  const utils = await makeWorkerUtils({ pgPool, logger: options.logger }).catch(async (err: unknown) => {
-    await pgPool.end().catch(() => {});
-    throw err;
-  });
+  const utils = await makeWorkerUtils({ pgPool: options.pgPool, logger: options.logger });
   const tick = async () => {
     try {
       const own = options.workerIds();
@@ -67,7 +64,6 @@ export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbe
       await running;
       await forgetRunner(options.db, runnerId).catch(() => {});
       await utils.release();
-      await pgPool.end();
     },
   };
 }

@@ -15,7 +15,7 @@ import { loadPlugins, type PluginRegistry } from '../core/registry.js';
 import { importPublicSector } from '../core/store/sites.js';
 import { browserPoolFor, CHROMIUM_INSTALL_HINT, cleanupOrphanedChromium, hasChromium } from './browser-pool.js';
 import { startDemo, type Demo } from './demo.js';
-import { openDatabase, type Database } from './database.js';
+import { openDatabase, queryPool, type Database } from './database.js';
 import { announceAddress } from './service-address.js';
 import { startWorker } from './worker.js';
 
@@ -47,7 +47,7 @@ export interface Service {
 export async function startService(config: Config, options: ServiceOptions): Promise<Service> {
   const log = options.log ?? (() => {});
   if (options.runner && !hasChromium(config)) throw new Error(CHROMIUM_INSTALL_HINT);
-  const database = await openDatabase(config, log);
+  const database = await openDatabase(config, log, { pool: queryPool(config, { ...options, log }), waitForConnection: true });
   const stops: (() => Promise<void>)[] = [];
   try {
     const imported = await importPublicSector(database.db);
@@ -88,6 +88,8 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         registry,
         concurrency: config.concurrency,
         deliveryConcurrency: config.deliveryConcurrency,
+        workerPoolMax: config.pools.workerMax,
+        idleTimeoutMs: config.pools.idleTimeoutMs,
         jobTimeoutMs: config.jobTimeoutMs,
         heartbeatMs: config.heartbeatMs,
         staleAfterMs: config.staleAfterMs,

@@ -5,7 +5,8 @@ import { EventEmitter } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import { makeWorkerUtils, parseCrontab, run, type Logger, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { CruxSettings } from '../core/audit/crux.js';
-import type { Db } from '../core/db/database.js';
+import { WORKER_POOL_MAX } from '../core/config.js';
+import { isDatabaseUnavailable, type Db } from '../core/db/database.js';
 import { SparePage } from '../core/gather/guarded-context.js';
 import { lighthouseModules } from '../core/gather/lighthouse-modules.js';
 import type { TargetGuard } from '../core/net/target-guard.js';
@@ -18,7 +19,7 @@ import { runAuditTask } from './tasks/run-audit.js';
 import { CRONTAB, scheduleFollowedSitesTask } from './tasks/schedule-followed-sites.js';
 import { deliverWebhookTask } from './tasks/deliver-webhook.js';
 import { DELIVER_TASK } from '../core/store/webhooks.js';
-import { quietLogger, runWorkerMigrations, workerPgPool } from './worker-schema.js';
+import { quietLogger, runWorkerMigrations, withoutListening, workerPgPool } from './worker-schema.js';
 
 export { quietLogger, runWorkerMigrations };
 
@@ -32,6 +33,14 @@ export interface WorkerDeps {
   concurrency: number;
   /** Webhook deliveries at once, in a pool of their own (default DELIVERY_CONCURRENCY). */
   deliveryConcurrency?: number;
+  /**
+   * Connections of the runner's graphile-worker pool (default WORKER_POOL_MAX): one listens for
+   * new test jobs; the others fetch and complete the jobs of both worker pools and serve the
+   * heartbeat's unlocks. At least 2.
+   */
+  workerPoolMax?: number;
+  /** An idle connection of that pool is closed after this long (default 10 s). */
+  idleTimeoutMs?: number;
   jobTimeoutMs: number;
   /** How often the runner announces it is alive (and looks for silent runners' jobs). */
   heartbeatMs?: number;
@@ -109,7 +118,12 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
   const events = new EventEmitter() as WorkerEvents;
   const stopped = new AbortController();
   const state = { stopping: false };
-  const ctx: PoolContext = { deps, logger, log, events, signal: stopped.signal, state };
+  // One connection pool for graphile-worker, shared by both worker pools and the heartbeat: the
+  // test pool's LISTEN connection and, for the rest, connections taken for a query and given back
+  // (README, "Scale-out: the connection budget"). Ended, awaited, once both pools and the heartbeat
+  // have ended: a completion graphile-worker did not await may still be on the wire until then.
+  const pgPool = workerPgPool(deps.connectionString, Math.max(2, deps.workerPoolMax ?? WORKER_POOL_MAX), logger, { idleTimeoutMs: deps.idleTimeoutMs, say: log });
+  const ctx: PoolContext = { deps, logger, log, events, signal: stopped.signal, state, pgPool };
   // A runner loads pages: Lighthouse's modules are loaded before it takes a job, so that loading
   // them (seconds of this process's event loop) never stalls an API answered beside a run.
   await lighthouseModules();
@@ -117,20 +131,31 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
   const spare = new SparePage();
   const all = taskList({ ...deps, spare });
   const { [DELIVER_TASK]: deliver, ...testTasks } = all;
-  const pools = [
-    await supervisedPool(ctx, { name: 'test', concurrency: deps.concurrency, taskList: testTasks, cron: deps.schedule !== false }),
-    await supervisedPool(ctx, { name: 'delivery', concurrency: deps.deliveryConcurrency ?? DELIVERY_CONCURRENCY, taskList: { [DELIVER_TASK]: deliver }, cron: false }),
-  ];
-
+  const endPgPool = () => Promise.race([pgPool.end().catch(() => {}), delay(10_000, undefined, { ref: false })]);
+  const pools: Awaited<ReturnType<typeof supervisedPool>>[] = [];
+  let heartbeat: Awaited<ReturnType<typeof startHeartbeat>>;
   const heartbeatMs = deps.heartbeatMs ?? 15_000;
-  const heartbeat = await startHeartbeat({
-    db: deps.db,
-    connectionString: deps.connectionString,
-    intervalMs: heartbeatMs,
-    staleMs: deps.staleAfterMs ?? 60_000,
-    workerIds: () => pools.flatMap((p) => [...p.workerIds]),
-    logger,
-  });
+  try {
+    pools.push(await supervisedPool(ctx, { name: 'test', concurrency: deps.concurrency, taskList: testTasks, cron: deps.schedule !== false, listen: true }));
+    // Deliveries are found by polling (DELIVERY_POLL_MS): see withoutListening.
+    pools.push(await supervisedPool(ctx, { name: 'delivery', concurrency: deps.deliveryConcurrency ?? DELIVERY_CONCURRENCY, taskList: { [DELIVER_TASK]: deliver }, cron: false, listen: false }));
+    heartbeat = await untilConnected(ctx, 'start the heartbeat', () => startHeartbeat({
+      db: deps.db,
+      pgPool,
+      intervalMs: heartbeatMs,
+      staleMs: deps.staleAfterMs ?? 60_000,
+      workerIds: () => pools.flatMap((p) => [...p.workerIds]),
+      logger,
+    }));
+  } catch (err) {
+    state.stopping = true;
+    stopped.abort();
+    await Promise.all(pools.map((p) => p.current().stop().catch(() => {})));
+    await Promise.all(pools.map((p) => p.supervision));
+    await spare.close();
+    await endPgPool();
+    throw err;
+  }
   const graceMs = lostEndGraceMs(heartbeatMs);
   let sweeping: Promise<void> = Promise.resolve();
   const sweep = setInterval(() => {
@@ -144,6 +169,7 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
     await sweeping;
     await heartbeat.stop();
     await spare.close();
+    await endPgPool();
   });
   const end = async (how: (runner: Runner) => Promise<void>) => {
     if (!state.stopping) {
@@ -167,6 +193,35 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
 /** Webhook delivery workers per runner: deliveries wait on the network, not on the CPU. */
 export const DELIVERY_CONCURRENCY = 4;
 
+/**
+ * How often an idle worker looks for a job: a test worker is also woken at once by the NOTIFY of a
+ * job queued (its pool listens); a delivery worker only polls (its pool does not listen).
+ */
+export const TEST_POLL_MS = 1_000;
+export const DELIVERY_POLL_MS = 2_000;
+
+/** First and longest wait between attempts to start while the database cannot be had. */
+const START_RETRY_MIN_MS = 500;
+const START_RETRY_MAX_MS = 15_000;
+
+/**
+ * `start()`, tried again while it fails because no database connection can be had (the server is
+ * down, restarting, or has no connection slot left: max_connections used up), with a log line
+ * each time; any other failure, or the runner's stop, ends the attempts.
+ */
+async function untilConnected<T>(ctx: PoolContext, what: string, start: () => Promise<T>): Promise<T> {
+  for (let waitMs = START_RETRY_MIN_MS; ; waitMs = Math.min(waitMs * 2, START_RETRY_MAX_MS)) {
+    try {
+      return await start();
+    } catch (err) {
+      if (!isDatabaseUnavailable(err) || ctx.state.stopping) throw err;
+      ctx.log(`runner: could not ${what}: ${err instanceof Error ? err.message : String(err)}; trying again in ${(waitMs / 1000).toFixed(1)} s`);
+      await sleep(waitMs, ctx.signal);
+      if (ctx.state.stopping) throw err;
+    }
+  }
+}
+
 /** What a runner's pools share. */
 interface PoolContext {
   deps: WorkerDeps;
@@ -177,6 +232,8 @@ interface PoolContext {
   /** Aborted when the runner stops. */
   signal: AbortSignal;
   state: { stopping: boolean };
+  /** The runner's one pool for graphile-worker (see startWorker). */
+  pgPool: import('pg').Pool;
 }
 
 /**
@@ -184,7 +241,7 @@ interface PoolContext {
  * without being asked, with the jobs it held released; the jobs its workers announced ended but
  * whose end was never recorded released by `releaseLostEnds`.
  */
-async function supervisedPool(ctx: PoolContext, spec: { name: string; concurrency: number; taskList: TaskList; cron: boolean }) {
+async function supervisedPool(ctx: PoolContext, spec: { name: string; concurrency: number; taskList: TaskList; cron: boolean; listen: boolean }) {
   const { deps, logger, log } = ctx;
   // The ids that jobs.locked_by may hold: graphile-worker 0.17 locks jobs with the worker pool's
   // id; the workers' own ids are announced too, should a version lock per worker again.
@@ -219,39 +276,33 @@ async function supervisedPool(ctx: PoolContext, spec: { name: string; concurrenc
     // The lock's time tells this run's lock from a later one of the same job.
     endedJobs.set(Number(job.id), { at: Date.now(), lockedAt: job.locked_at ? new Date(job.locked_at) : null, failed: error != null, task: job.task_identifier });
   });
+  // Our own connection pool, not one graphile-worker makes from the connection string: it ends
+  // those without waiting (its releaser does not await pgPool.end()), so a job's completion it
+  // does not await either could still be on the wire when stop() returned; ours is ended, and
+  // awaited, once the runner has stopped (startWorker).
+  const pgPool = spec.listen ? ctx.pgPool : withoutListening(ctx.pgPool);
   const start = async () => {
     createdPool = null;
-    // Our own connection pool, not one graphile-worker makes from the connection string: it ends
-    // those without waiting (its releaser does not await pgPool.end()), so a job's completion it
-    // does not await either could still be on the wire when stop() returned; ours is ended, and
-    // awaited, once the worker pool has ended (supervise).
-    const pgPool = workerPgPool(deps.connectionString, Math.min(10, spec.concurrency + 4), logger);
     const runner = await run({
       pgPool,
       events,
       concurrency: spec.concurrency,
       noHandleSignals: true,
-      pollInterval: 1000,
+      pollInterval: spec.listen ? TEST_POLL_MS : DELIVERY_POLL_MS,
       taskList: spec.taskList,
       parsedCronItems: spec.cron ? parseCrontab(CRONTAB) : [],
       logger,
       // Not batched completion (`preset: { worker: { completeJobBatchDelay: 0, ... } }`): with it,
       // test/chaos/faults-runners.test.ts saw a job's attempts restored under its running runner
       // (RELIABILITY.md, Faults). A completion lost without it is released by releaseLostEnds.
-    }).catch(async (err: unknown) => {
-      await pgPool.end().catch(() => {});
-      throw err;
     });
-    return { runner, pgPool, poolId: createdPool as string | null };
+    return { runner, poolId: createdPool as string | null };
   };
 
-  let current = await start();
+  let current = await untilConnected(ctx, `start the ${spec.name} worker pool`, start);
   const supervise = async (): Promise<void> => {
     for (;;) {
       const ended = await current.runner.promise.then(() => 'ended', (err: unknown) => `ended with ${err instanceof Error ? err.message : String(err)}`);
-      // Waits for what is still on the wire (a completion graphile-worker did not await), for 10 s
-      // at most: a client never given back must not hold up a stop.
-      await Promise.race([current.pgPool.end().catch(() => {}), delay(10_000, undefined, { ref: false })]);
       // The ended pool's jobs belong to nobody now: the heartbeat no longer announces it.
       if (current.poolId) workerIds.delete(current.poolId);
       // Its workers are gone (releaseJobsOf below frees what they held).
@@ -282,16 +333,11 @@ async function supervisedPool(ctx: PoolContext, spec: { name: string; concurrenc
     try {
       const jobs = await jobsLockedBy(deps.db, [poolId]);
       if (jobs.length === 0) return;
-      const pgPool = workerPgPool(deps.connectionString, 2, logger);
+      const utils = await makeWorkerUtils({ pgPool: ctx.pgPool, logger });
       try {
-        const utils = await makeWorkerUtils({ pgPool, logger });
-        try {
-          await utils.forceUnlockWorkers([poolId]);
-        } finally {
-          await utils.release();
-        }
+        await utils.forceUnlockWorkers([poolId]);
       } finally {
-        await pgPool.end();
+        await utils.release();
       }
       const restored = await restoreCrashedAttempts(deps.db, jobs);
       log(`runner: unlocked ${jobs.length} job(s) of the ended worker pool ${poolId}` + (restored ? `; ${restored} got back the attempt it lost` : ''));

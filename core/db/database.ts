@@ -20,11 +20,73 @@ export const QUERY_TIMEOUT_MS = 30_000;
 /** Longest wait for a new connection to the database. */
 export const CONNECT_TIMEOUT_MS = 5_000;
 
-export function createDb(connectionString: string, options: { max?: number; queryTimeoutMs?: number; connectTimeoutMs?: number } = {}): Db {
+/** Longest a connection of createDb's pool stays open unused, by default (WEBPERF_DB_IDLE_TIMEOUT_MS). */
+export const IDLE_TIMEOUT_MS = 10_000;
+
+export interface DbOptions {
+  /** Connections at most (default 10). */
+  max?: number;
+  queryTimeoutMs?: number;
+  /** Longest wait for a connection: a free one of the pool, or a new one to the server. */
+  connectTimeoutMs?: number;
+  /** An idle connection is closed after this long (default IDLE_TIMEOUT_MS). */
+  idleTimeoutMs?: number;
+  /** How the connections name themselves in pg_stat_activity (an application_name in the URL wins). */
+  applicationName?: string;
+  /** A server with no connection slot left is waited for, not failed at once (see waitingForSlots). */
+  waitForSlots?: SlotWait;
+}
+
+/** How long, and with what word, a pool waits for a server with no connection slot left. */
+export interface SlotWait {
+  withinMs: number;
+  log?: (line: string) => void;
+}
+
+/** PostgreSQL's refusal of a new connection when max_connections is used up (too_many_connections). */
+export const TOO_MANY_CONNECTIONS = '53300';
+
+/**
+ * `pool` whose `connect()` tries again, backing off from 100 ms to 2 s, while the server refuses
+ * new connections because every slot is taken (53300), for up to `withinMs`; then it fails as the
+ * server did. A runner's queries then wait for a slot to free (another client closing an idle
+ * connection) instead of failing a job, and say so in one line every 10 s at most. The
+ * callback form of `connect` (graphile-worker's LISTEN, which retries by itself) and `query`
+ * are the pool's own.
+ */
+export function waitingForSlots(pool: pg.Pool, wait: SlotWait): pg.Pool {
+  let saidAt = 0;
+  const connect = async () => {
+    const deadline = Date.now() + wait.withinMs;
+    for (let waitMs = 100; ; waitMs = Math.min(waitMs * 2, 2_000)) {
+      try {
+        return await pool.connect();
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== TOO_MANY_CONNECTIONS || Date.now() + waitMs > deadline) throw err;
+        if (Date.now() - saidAt >= 10_000) {
+          saidAt = Date.now();
+          wait.log?.(`the database has no connection slot left (${(err as Error).message}): waiting for one`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+      }
+    }
+  };
+  return new Proxy(pool, {
+    get(target, property) {
+      if (property === 'connect') return (callback?: Parameters<pg.Pool['connect']>[0]) => (callback ? target.connect(callback) : connect());
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+export function createDb(connectionString: string, options: DbOptions = {}): Db {
   const queryTimeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
+    idleTimeoutMillis: options.idleTimeoutMs ?? IDLE_TIMEOUT_MS,
+    application_name: options.applicationName ?? 'webperf',
     connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     // A dead server must not hang a health check forever.
     query_timeout: queryTimeoutMs,
@@ -37,7 +99,8 @@ export function createDb(connectionString: string, options: { max?: number; quer
   // that would crash the process. Its query rejects anyway, which is where the failure is handled.
   pool.on('connect', (client) => void client.on('error', (err) => state.noteFailure(err)));
   // cursor: lets large reads (the agency CSV) stream with `.stream()` instead of loading every row.
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool, cursor: readTimedCursor(queryTimeoutMs) }) });
+  const dialectPool = options.waitForSlots ? waitingForSlots(pool, options.waitForSlots) : pool;
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: dialectPool, cursor: readTimedCursor(queryTimeoutMs) }) });
   states.set(db, state);
   pools.set(db, pool);
   return db;
@@ -171,10 +234,12 @@ export function databaseState(db: Db): DatabaseState {
   return state;
 }
 
-// Connection-level failures: the server is down, restarting or unreachable. SQLSTATE class 08
-// (connection exception), 57P01-57P03 (shutdown, crash, cannot connect now), and the socket errors
-// and messages node-postgres raises when a connection is refused, times out or is cut.
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', '57P01', '57P02', '57P03']);
+// Connection-level failures: the server is down, restarting, unreachable or full. SQLSTATE class 08
+// (connection exception), 57P01-57P03 (shutdown, crash, cannot connect now), 53300 (too many
+// connections: max_connections is used up, by this installation's other processes or anyone
+// else's; a connection is had again once one of them closes), and the socket errors and messages
+// node-postgres raises when a connection is refused, times out or is cut.
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300']);
 const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout|the database system is (starting up|shutting down|in recovery mode)|Client was closed and is not queryable/i;
 
 /** Whether `err` says the database cannot be reached now (as opposed to a bad query): worth a 503 and a retry. */

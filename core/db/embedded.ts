@@ -55,7 +55,14 @@ export interface StartOptions {
   log?: (line: string) => void;
   /** Trade durability for speed (tests). */
   fast?: boolean;
+  /** PostgreSQL's max_connections (default DEFAULT_MAX_CONNECTIONS). */
+  maxConnections?: number;
+  /** More server settings, as `-c name=value` pairs (a benchmark's diagnostics). */
+  settings?: Record<string, string>;
 }
+
+/** The embedded server's max_connections unless told otherwise (PostgreSQL's own default is 100). */
+export const DEFAULT_MAX_CONNECTIONS = 200;
 
 export async function startEmbeddedPostgres(dir: string, options: StartOptions = {}): Promise<StartedDatabase> {
   await mkdir(path.dirname(dir), { recursive: true });
@@ -78,7 +85,7 @@ export async function startEmbeddedPostgres(dir: string, options: StartOptions =
     createPostgresUser: asRoot,
     onLog: (m: unknown) => options.log?.(String(m)),
     onError: (m: unknown) => options.log?.(String(m)),
-    postgresFlags: ['-c', 'max_connections=200', ...(options.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : [])],
+    postgresFlags: ['-c', `max_connections=${options.maxConnections ?? DEFAULT_MAX_CONNECTIONS}`, ...(options.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []), ...Object.entries(options.settings ?? {}).flatMap(([k, v]) => ['-c', `${k}=${v}`])],
   });
   if (!existsSync(path.join(dir, 'PG_VERSION'))) await server.initialise();
   try {

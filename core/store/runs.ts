@@ -178,8 +178,13 @@ async function storeRunResults(db: Db, runId: number, outcomes: readonly TestOut
     signal?.throwIfAborted();
     if (!run.private) {
       await refreshSiteScores(trx, run.site_id);
-      await refreshCategoryScores(trx, run.site_id);
       await queueWebhookDeliveries(trx, run.site_id, ids);
+      // Last, the rows that runs of many sites write: a category's averages, and the agency CSV's
+      // chunk of 500 sites (cleared by a trigger when the site's record changes). Each is locked
+      // from its statement to the commit, and every other run of the category or chunk waits that
+      // long for it: the scale bench saw saves wait on each other (Lock:transactionid) while
+      // they were written before the deliveries were queued.
+      await refreshCategoryScores(trx, run.site_id);
       // The agency CSV's pre-rendered record follows the detections in the same transaction.
       if (outcomes.some((o) => o.typeOfTest === ANALYTICS_TYPE_OF_TEST)) await refreshAnalyticsCsvRow(trx, run.site_id);
       // The API's cached /stats, /stats_per_month and /categories/ answers go on commit.
@@ -285,6 +290,9 @@ export async function refreshCategoryScores(trx: Trx | Db, siteId: number | null
     left join site_scores s on s.site_id = sc.site_id
     where ${siteId}::int is null or c.id in (select category_id from site_categories where site_id = ${siteId}::int)
     group by c.id
+    -- Rows locked in one order by every save: two runs of sites in the same two categories, each
+    -- locking them in the other's order, deadlocked (the scale bench saw it at 200 runners).
+    order by c.id
     on conflict (category_id) do update set
       a11y = excluded.a11y, infosec = excluded.infosec, pagespeed = excluded.pagespeed,
       webstandard = excluded.webstandard, overall = excluded.overall, updated_at = now()

@@ -423,7 +423,9 @@ export async function recordDeliveryAttempt(
     const where = (q: any) => q.where('id', '=', delivery.id);
     if (isSuccess(outcome)) {
       await where(trx.updateTable('webhook_deliveries').set({ ...base, status: 'delivered', delivered_at: now, next_attempt_at: null })).execute();
-      await trx.updateTable('webhooks').set({ failing_since: null }).where('site_id', '=', delivery.siteId).execute();
+      // Only when it was failing: a run's deliveries (one per result) succeed at once, and each
+      // rewriting the same row would wait for the others' commits (the scale bench saw it).
+      await trx.updateTable('webhooks').set({ failing_since: null }).where('site_id', '=', delivery.siteId).where('failing_since', 'is not', null).execute();
       return 'delivered';
     }
     if (outcome.status === 410) {

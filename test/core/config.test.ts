@@ -29,6 +29,16 @@ t.test('defaults, and a zero where zero would stop the service is the default', 
   t.equal(zeros.extraCaCerts, path.resolve('ca/extra.pem'));
 });
 
+t.test('the connection pools: sizes and idle timeout, defaults and settings', async (t) => {
+  t.strictSame(loadConfig({}).pools, { dbMax: null, workerMax: 3, idleTimeoutMs: 10_000 }, 'the query pool sized by the process kind; graphile-worker 3; 10 s idle');
+  t.strictSame(loadConfig({ WEBPERF_DB_POOL_MAX: '0', WEBPERF_WORKER_POOL_MAX: '0', WEBPERF_DB_IDLE_TIMEOUT_MS: '0' }).pools, { dbMax: null, workerMax: 3, idleTimeoutMs: 10_000 }, 'zero: the default');
+  t.strictSame(loadConfig({ WEBPERF_DB_POOL_MAX: '4', WEBPERF_WORKER_POOL_MAX: '2', WEBPERF_DB_IDLE_TIMEOUT_MS: '2500' }).pools, { dbMax: 4, workerMax: 2, idleTimeoutMs: 2_500 });
+  t.throws(() => loadConfig({ WEBPERF_WORKER_POOL_MAX: '1' }), { message: 'WEBPERF_WORKER_POOL_MAX (1) must be at least 2: one connection listens for new jobs, the other fetches and completes them' });
+  t.throws(() => loadConfig({ WEBPERF_DB_POOL_MAX: 'ten' }), { message: 'WEBPERF_DB_POOL_MAX must be a non-negative integer, got "ten"' });
+  t.equal(loadConfig({}).pgMaxConnections, 200, "the embedded PostgreSQL's max_connections");
+  t.equal(loadConfig({ WEBPERF_PG_MAX_CONNECTIONS: '1000' }).pgMaxConnections, 1_000);
+});
+
 t.test('values refused, each naming its variable', async (t) => {
   for (const value of ['x', '-1', '1.5']) t.throws(() => loadConfig({ PORT: value }), { message: `PORT must be a non-negative integer, got "${value}"` });
   t.throws(() => loadConfig({ WEBPERF_HEARTBEAT_MS: '60000', WEBPERF_STALE_AFTER_MS: '60000' }), { message: 'WEBPERF_HEARTBEAT_MS (60000) must be shorter than WEBPERF_STALE_AFTER_MS (60000)' });
