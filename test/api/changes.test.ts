@@ -120,3 +120,13 @@ t.test('refusals: each with its code and body', async (t) => {
   }
   t.equal((await get(`/changes/${A}?from_run=${run1.runId}&to_run=${runB.runId}`)).json().message, `Run ${runB.runId} is not a run of website ${A}`);
 });
+
+t.test('the OpenAPI description documents the route with an example', async (t) => {
+  const doc = (await app.inject('/openapi.json')).json();
+  const op = doc.paths['/changes/{siteId}']?.get;
+  t.ok(op, 'GET /changes/{siteId} is described');
+  t.match(op.description, /Costs no credits/);
+  t.strictSame(op.parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name).sort(), ['from_run', 'lang', 'page', 'per_page', 'since', 'testnums', 'to_run', 'until']);
+  const ok = op.responses['200'].content['application/json'];
+  t.equal((ok.example ?? ok.schema.example).data[0].changes[1].key, 'a11y image-alt', 'with an example');
+});

@@ -60,6 +60,28 @@ const PAIR = {
   required: ['type_of_test', 'from', 'to', 'rating_change', 'findings_known', 'changes'],
 } as const;
 
+/** GET /changes/12?lang=en: an accessibility score that fell from 4.6 to 3.9, and why. */
+export const CHANGES_EXAMPLE = {
+  api_version: '0.1',
+  uri: 'https://webperf.example/item/12',
+  result_count: 1,
+  timestamp: '2026-11-20T08:03:11.000Z',
+  total: 1,
+  page: 1,
+  per_page: 20,
+  data: [{
+    type_of_test: 18,
+    from: { run_id: 5210, result_id: 88410, test_date: '2026-11-01T08:02:40.000Z', url: 'https://www.kommun.se/', ratings: { overall: 4.6, a11y: 4.6, infosec: null, pagespeed: null, webstandard: null } },
+    to: { run_id: 5634, result_id: 95521, test_date: '2026-11-20T08:03:05.000Z', url: 'https://www.kommun.se/', ratings: { overall: 3.9, a11y: 3.9, infosec: null, pagespeed: null, webstandard: null } },
+    rating_change: { overall: -0.7, a11y: -0.7, infosec: null, pagespeed: null, webstandard: null },
+    findings_known: true,
+    changes: [
+      { change: 'changed', key: 'a11y color-contrast', rule: 'color-contrast', category: 'a11y', locator: null, before: { severity: 'error', count: 2 }, after: { severity: 'error', count: 16 }, text: 'Elements must meet minimum color contrast ratio thresholds (16)' },
+      { change: 'added', key: 'a11y image-alt', rule: 'image-alt', category: 'a11y', locator: null, before: null, after: { severity: 'critical', count: 1 }, text: 'Images must have alternative text' },
+    ],
+  }],
+};
+
 function parseDay(raw: string, name: string): Date {
   const date = DAY.test(raw) ? new Date(`${raw}T00:00:00Z`) : new Date(NaN);
   if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== raw) {
@@ -156,7 +178,7 @@ const changes: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
         },
       },
       response: {
-        200: envelope(PAIR, { total: { type: 'integer' }, page: { type: 'integer' }, per_page: { type: 'integer' } }),
+        200: { ...envelope(PAIR, { total: { type: 'integer' }, page: { type: 'integer' }, per_page: { type: 'integer' } }), example: CHANGES_EXAMPLE },
         ...errorResponses(400, 401, 403, 404, 429),
       },
     }),
