@@ -10,6 +10,12 @@
  * core/store/runs.ts keeps them. The load comes from a worker thread (its own event loop) over
  * keep-alive connections to loopback, bounded in time and in count. The API's caches are measured
  * warm (hits); one diagnostic row runs the same app with its caches off (every request a miss).
+ *
+ * The rate limit (its ceiling never reached, every request counted) counts where a deployment
+ * counts by default: in PostgreSQL, shared by the API processes (WEBPERF_RATE_LIMIT_STORE=postgres).
+ * The hot routes are also measured, each right before, on the same app with the count in the
+ * process's memory (WEBPERF_RATE_LIMIT_STORE=memory, the only way before issue 30): the ratio of
+ * the two is the cost of the shared count (goal: at least 0.9).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -22,6 +28,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Kysely, PostgresDialect, sql } from '../core/db/kysely.js';
 import pg from 'pg';
 import { buildApp } from '../api/app.js';
+import { rateLimitCounterOf } from '../api/plugins/rate-limit.js';
+import { SharedWindowCounter } from '../core/rate-limit-counters.js';
 import { loadConfig } from '../core/config.js';
 import { createDb, type Db } from '../core/db/database.js';
 import type { DB } from '../core/db/schema.js';
@@ -57,6 +65,8 @@ export interface BenchApiOptions {
 
 export interface Measurement {
   name: string;
+  /** A hot route measured twice: where its rate limit counted, and the route (for the pair). */
+  store?: { kind: 'memory' | 'postgres'; route: string };
   /** A page for people: judged by its p99 against GOALS.maxPageP99Ms, not by throughput. */
   page?: boolean;
   requests: number;
@@ -67,8 +77,12 @@ export interface Measurement {
   bytes: number;
 }
 
-/** Goals of the issue: at least half the bare route's throughput, p99 under 25 ms; pages for people (the dashboard) p99 under 50 ms. */
-export const GOALS = { minRatio: 0.5, maxP99Ms: 25, maxPageP99Ms: 50 };
+/**
+ * Goals of the issue: at least half the bare route's throughput, p99 under 25 ms; pages for people
+ * (the dashboard) p99 under 50 ms; the rate limit counted in PostgreSQL at least 0.9 of the
+ * throughput with the count in memory (issue 30).
+ */
+export const GOALS = { minRatio: 0.5, maxP99Ms: 25, maxPageP99Ms: 50, minSharedCountRatio: 0.9 };
 
 /** Public-sector websites among the bench sites (the first ones), as many as the real list. */
 export const BENCH_PUBLIC_SECTOR = 310;
@@ -314,20 +328,28 @@ export async function benchApi(options: BenchApiOptions = {}): Promise<string> {
     const { key } = await createKey(seedDb, { kind: 'admin', siteIds: [], label: 'bench' });
 
     // The real API, its own pool, the rate limit on but with a ceiling no run reaches (its cost is
-    // measured, nothing is refused); and a bare Fastify answering a constant.
+    // measured, nothing is refused), counted in PostgreSQL (the default); the same app with the
+    // count in memory; and a bare Fastify answering a constant.
     const db = createDb(url, { max: 10 });
     stops.push(() => db.destroy());
     const config = loadConfig({ NODE_ENV: 'production' }, { databaseUrl: url, publicUrl: 'http://bench.example', rateLimitPerMinute: 1_000_000_000, demo: false });
-    const app = await buildApp({ db, config, registry: await loadPlugins(), version: 'bench' });
-    // Diagnostic (no goal): the real app's key check alone (the key cache after the first request), and a constant.
-    app.get('/bench/key-only', async (request) => {
-      await request.requireKey();
-      return { api_version: '0.1', ok: true };
-    });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    stops.push(() => app.close());
-    // The caches (api/plugins/cache.ts) are measured warm: they must be listening, else they are off.
-    if (!app.resultsCache.live) throw new Error('the API caches are not live (no LISTEN connection)');
+    if (config.rateLimitStore !== 'postgres') throw new Error(`the rate limit's default store is ${config.rateLimitStore}, not postgres`);
+    const apps: Record<'postgres' | 'memory', FastifyInstance> = {
+      postgres: await buildApp({ db, config, registry: await loadPlugins(), version: 'bench' }),
+      memory: await buildApp({ db, config: { ...config, rateLimitStore: 'memory' }, registry: await loadPlugins(), version: 'bench' }),
+    };
+    const app = apps.postgres;
+    for (const a of Object.values(apps)) {
+      // Diagnostic (no goal): the real app's key check alone (the key cache after the first request), and a constant.
+      a.get('/bench/key-only', async (request) => {
+        await request.requireKey();
+        return { api_version: '0.1', ok: true };
+      });
+      await a.listen({ host: '127.0.0.1', port: 0 });
+      stops.push(() => a.close());
+      // The caches (api/plugins/cache.ts) are measured warm: they must be listening, else they are off.
+      if (!a.resultsCache.live) throw new Error('the API caches are not live (no LISTEN connection)');
+    }
     // Diagnostic (no goal): the same app with its caches off (no LISTEN connection), i.e. the cost of
     // every cache miss: the key and the data from the database, serialised per request.
     const uncached = await buildApp({ db, config: { ...config, databaseUrl: null }, registry: await loadPlugins(), version: 'bench', databaseUrl: null });
@@ -338,6 +360,7 @@ export async function benchApi(options: BenchApiOptions = {}): Promise<string> {
     await bare.listen({ host: '127.0.0.1', port: 0 });
     stops.push(() => bare.close());
     const apiPort = (app.server.address() as { port: number }).port;
+    const memoryPort = (apps.memory.server.address() as { port: number }).port;
     const barePort = (bare.server.address() as { port: number }).port;
     const uncachedPort = (uncached.server.address() as { port: number }).port;
 
@@ -345,12 +368,17 @@ export async function benchApi(options: BenchApiOptions = {}): Promise<string> {
     const ids = Array.from({ length: 2000 }, (_, i) => 1 + ((i * 7919) % counts.sites));
     const headers = { 'api-key': key };
     const sitePages = ids.map((id) => `/site/${1 + (id % BENCH_PUBLIC_SECTOR)}`);
-    const endpoints = [
+    // The hot routes, each measured with the rate limit counted in memory and then in PostgreSQL.
+    const hot = (name: string, paths: string[]) => [
+      { name: `${name}, rate limit in memory`, port: memoryPort, paths, headers, store: { kind: 'memory' as const, route: name } },
+      { name, port: apiPort, paths, headers, store: { kind: 'postgres' as const, route: name } },
+    ];
+    const endpoints: { name: string; port: number; paths: string[]; headers: Record<string, string>; page?: boolean; store?: Measurement['store'] }[] = [
       { name: 'GET /bare (constant, bare Fastify)', port: barePort, paths: ['/bare'], headers: {} },
-      { name: 'diagnostic: key check only (cached key)', port: apiPort, paths: ['/bench/key-only'], headers },
-      { name: 'GET /stats/{siteId}', port: apiPort, paths: ids.map((id) => `/stats/${id}`), headers },
-      { name: 'GET /stats_per_month/{siteId}', port: apiPort, paths: ids.map((id) => `/stats_per_month/${id}`), headers },
-      { name: 'GET /categories/', port: apiPort, paths: ['/categories/'], headers },
+      ...hot('diagnostic: key check only (cached key)', ['/bench/key-only']),
+      ...hot('GET /stats/{siteId}', ids.map((id) => `/stats/${id}`)),
+      ...hot('GET /stats_per_month/{siteId}', ids.map((id) => `/stats_per_month/${id}`)),
+      ...hot('GET /categories/', ['/categories/']),
       { name: 'diagnostic: GET /stats/{siteId}, caches off', port: uncachedPort, paths: ids.map((id) => `/stats/${id}`), headers },
       // The dashboard (no key): pages kept rendered per address and language (api/web/page-cache.ts).
       { name: 'page: GET / (dashboard start page)', port: apiPort, paths: START_PAGES, headers: {}, page: true },
@@ -370,10 +398,11 @@ export async function benchApi(options: BenchApiOptions = {}): Promise<string> {
         if (res.statusCode !== 200 || !filled) throw new Error(`${p} answered ${res.statusCode}: ${res.body.slice(0, 200)}`);
       }
     }
-    for (const e of endpoints.filter((x) => x.port === apiPort && !x.name.startsWith('diagnostic') && !x.page)) {
-      const res = await app.inject({ method: 'GET', url: e.paths[0], headers });
+    for (const e of endpoints.filter((x) => (x.port === apiPort || x.port === memoryPort) && !x.name.startsWith('diagnostic') && !x.page)) {
+      const res = await (e.port === apiPort ? app : apps.memory).inject({ method: 'GET', url: e.paths[0], headers });
       const body = res.json() as { result_count?: number; categories?: unknown[] };
       if (res.statusCode !== 200 || !((body.result_count ?? body.categories?.length ?? 0) > 0)) throw new Error(`${e.paths[0]} answered ${res.statusCode}: ${res.body.slice(0, 200)}`);
+      if (res.headers['x-ratelimit-limit'] === undefined) throw new Error(`${e.paths[0]} answered without the rate limit's headers`);
     }
 
     const results: Measurement[] = [];
@@ -383,6 +412,7 @@ export async function benchApi(options: BenchApiOptions = {}): Promise<string> {
       const sorted = r.lat.sort((a, b) => a - b);
       results.push({
         name: e.name,
+        store: e.store,
         page: e.page,
         requests: sorted.length,
         errors: r.errors,
@@ -393,7 +423,11 @@ export async function benchApi(options: BenchApiOptions = {}): Promise<string> {
       });
     }
     const held = `Held after measuring: ${fmt(app.resultsCache.responses.size)} API answers, ${fmt(app.resultsCache.pages.size)} pages (caches live: ${app.resultsCache.live}).`;
-    return report(results, counts, seedSeconds, o, held);
+    const counter = rateLimitCounterOf(app.deps);
+    if (!(counter instanceof SharedWindowCounter)) throw new Error('the rate limit does not count in PostgreSQL');
+    const { requests, statements } = counter.sent;
+    const shared = `Rate limit in PostgreSQL: ${fmt(requests)} requests counted in ${fmt(statements)} statements (${(requests / Math.max(1, statements)).toFixed(1)} requests per round trip), counting in the ${counter.countingIn === 'database' ? 'database' : 'process\'s memory (the database failed!)'} at the end.`;
+    return report(results, counts, seedSeconds, o, held, shared);
   } finally {
     await stopAll();
   }
@@ -405,6 +439,7 @@ function report(
   seedSeconds: number,
   o: { sites: number; months: number; historySites: number; historyDays: number; privateRuns: number; categories: number; connections: number; warmupMs: number; durationMs: number },
   held = '',
+  shared = '',
 ): string {
   const bareRuns = results.filter((r) => r.name.startsWith('GET /bare'));
   const bareRps = bareRuns.reduce((sum, r) => sum + r.rps, 0) / bareRuns.length;
@@ -439,7 +474,31 @@ function report(
     '',
     `* ratio to the mean of the two bare runs (${fmt(bareRps)} req/s). Goals: ≥ ${GOALS.minRatio}× bare throughput and p99 < ${GOALS.maxP99Ms} ms, with every answer 200; pages for people ("page:" rows, uncompressed HTML of ${BENCH_PUBLIC_SECTOR} public-sector websites, kept rendered until results land): p99 < ${GOALS.maxPageP99Ms} ms.`,
     '',
+    ...sharedCountReport(results, shared),
   ].join('\n');
+}
+
+/** The hot routes with the rate limit counted in PostgreSQL against in memory, measured one right after the other. */
+function sharedCountReport(results: Measurement[], shared: string): string[] {
+  const pairs = new Map<string, Partial<Record<'memory' | 'postgres', Measurement>>>();
+  for (const r of results) if (r.store) pairs.set(r.store.route, { ...pairs.get(r.store.route), [r.store.kind]: r });
+  const rows = [...pairs].map(([route, p]) => {
+    const ratio = p.memory && p.postgres ? p.postgres.rps / p.memory.rps : NaN;
+    const goal = route.startsWith('diagnostic') ? '-' : ratio >= GOALS.minSharedCountRatio ? 'PASS' : 'FAIL';
+    return [route, fmt(p.memory?.rps ?? NaN), fmt(p.postgres?.rps ?? NaN), ratio.toFixed(2), (p.memory?.p99 ?? NaN).toFixed(2), (p.postgres?.p99 ?? NaN).toFixed(2), goal];
+  });
+  const head = ['route', 'memory req/s', 'postgres req/s', 'postgres / memory', 'p99 ms memory', 'p99 ms postgres', `≥${GOALS.minSharedCountRatio}`];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [
+    'The rate limit\'s count (issue 30): in PostgreSQL, shared by the API processes (WEBPERF_RATE_LIMIT_STORE=postgres, the default and the rows above), against this process\'s memory (=memory), the same route measured one right after the other.',
+    shared,
+    '',
+    line(head),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map(line),
+    '',
+  ];
 }
 
 const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;

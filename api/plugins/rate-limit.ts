@@ -58,6 +58,11 @@ function storeOf(counter: WindowCounter) {
 
 const counters = new WeakMap<object, WindowCounter>();
 
+/** The counter of an application's rate limit, by its deps (none when the limit is off); for the benchmark's figures. */
+export function rateLimitCounterOf(deps: object): WindowCounter | undefined {
+  return counters.get(deps);
+}
+
 function counterOf(app: FastifyInstance): WindowCounter {
   let counter = counters.get(app.deps);
   if (counter) return counter;
