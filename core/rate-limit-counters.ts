@@ -22,7 +22,8 @@ export type CountCallback = (err: Error | null, res?: WindowCount) => void;
 
 /** A fixed-window counter of requests per name. */
 export interface WindowCounter {
-  incr(name: string, cb: CountCallback, windowMs: number): void;
+  /** `max`: the limit the count is judged against, when the counter may use it (SharedWindowCounter's leases). */
+  incr(name: string, cb: CountCallback, windowMs: number, max?: number): void;
 }
 
 /** Sweep expired counters once the map holds this many. */
@@ -76,18 +77,55 @@ export interface SharedWindowCounterOptions {
 interface Waiting {
   name: string;
   callbacks: CountCallback[];
+  max: number | undefined;
 }
 
+/** What this process knows of a name's counter in the database, from its last statement. */
+interface Known {
+  /** Counts claimed for this process and not yet given to a request: next..last (none when next > last). */
+  next: number;
+  last: number;
+  /** When the counter's window ends, from the database's answer (performance.now() ms). */
+  endsAt: number;
+  /** The count the database answered. */
+  count: number;
+  /** When it answered (performance.now() ms), and the requests for the name since. */
+  since: number;
+  demand: number;
+}
+
+/** A lease covers what the name asked of this process in about this long (ms). */
+const LEASE_MS = 50;
+/** A lease takes at most this share of what is left of the limit (1/16), */
+const LEASE_SHARE = 16;
+/** and at most this many counts. */
+const MAX_LEASE = 1_000;
+/** Forget names whose window is over once this many are known. */
+const FORGET_AT = 10_000;
+
 /**
- * Counts in the database (core/store/rate-limits.ts), exactly, across every process that uses it.
+ * Counts in the database (core/store/rate-limits.ts), across every process that uses it, never
+ * letting more than the limit through in a window, whichever process answers.
  *
  * Cost: one statement at a time per process. Requests that arrive while it runs wait for it and
  * then go together in the next one: the names are distinct in a statement, each with how many of
  * its requests it adds, and the requests of one name get the consecutive counts it returns, in the
- * order they came. No request is counted twice, none is missed, and the database's count stays the
- * exact sum over the processes, so what passes in a window is the limit, whichever process answers.
- * Under load a statement carries many requests (one round trip, not one per request); at rest a
- * request waits for one round trip.
+ * order they came. No request is counted twice, none is missed. At rest a request waits for one
+ * round trip.
+ *
+ * Leases, for a name that asks much of this process: its statement adds, beside its waiting
+ * requests, as many counts as the name asked of this process in the last LEASE_MS (its rate since
+ * its previous statement), but at most a sixteenth of what was left of the limit and at most
+ * MAX_LEASE; the process then gives those counts to the name's next requests without a round trip,
+ * until they run out or the window ends. Every count a request gets is its own in the database,
+ * so no more than the limit passes in a window, over all processes. The price: counts leased and
+ * not used (the name stopped asking, or the window ended) are counted all the same, so a name
+ * asking hard of several processes may be refused a little before the limit (at most a sixteenth
+ * of what was left, per process and statement). A name asking less than once per LEASE_MS (a
+ * client keeping to 120 a minute asks once per 500 ms) gets no lease: one count per request, the
+ * exact count; a burst of a key far from its limit may get small ones. Near the limit (less than
+ * 16 left) there are no leases either; past it there are again (a count leased then can only be
+ * refused), so a key hammering on after its 429 costs few round trips.
  *
  * The database unreachable or slow: a batch without an answer in `timeoutMs` (or with an error)
  * is counted in this process's memory instead, and so is every request for `retryAfterMs`; then
@@ -107,6 +145,7 @@ export class SharedWindowCounter implements WindowCounter {
   readonly #onSweepError: (err: unknown) => void;
   /** Where counts go while the database does not answer. */
   readonly #memory = new MemoryWindowCounter();
+  readonly #known = new Map<string, Known>();
   #pending = new Map<string, Waiting>();
   /** A statement is being sent or runs; requests meanwhile wait in #pending. */
   #busy = false;
@@ -117,7 +156,8 @@ export class SharedWindowCounter implements WindowCounter {
   #countingIn: CountingIn = 'database';
   #lastSweep = 0;
   #statements = 0;
-  #counted = 0;
+  #waited = 0;
+  #leased = 0;
 
   constructor(db: Db, options: SharedWindowCounterOptions) {
     this.#db = db;
@@ -128,9 +168,12 @@ export class SharedWindowCounter implements WindowCounter {
     this.#onSweepError = options.onSweepError ?? (() => {});
   }
 
-  /** Statements sent, and the requests they counted (their ratio: requests per round trip). */
-  get sent(): { statements: number; requests: number } {
-    return { statements: this.#statements, requests: this.#counted };
+  /**
+   * Statements sent; requests counted by them (each waited for its statement) and from leases
+   * (none waited). (waited + leased) / statements: requests per round trip.
+   */
+  get sent(): { statements: number; waited: number; leased: number } {
+    return { statements: this.#statements, waited: this.#waited, leased: this.#leased };
   }
 
   /** Where requests are counted now. */
@@ -139,14 +182,24 @@ export class SharedWindowCounter implements WindowCounter {
   }
 
   /** `windowMs` is the counter's own (options.windowMs); the argument is @fastify/rate-limit's, the same. */
-  incr(name: string, cb: CountCallback, _windowMs?: number): void {
+  incr(name: string, cb: CountCallback, _windowMs?: number, max?: number): void {
     if (this.#abandoned || Date.now() < this.#memoryUntil) {
       this.#memory.incr(name, cb, this.#windowMs);
       return;
     }
+    const known = this.#known.get(name);
+    if (known) {
+      known.demand++;
+      const now = performance.now();
+      if (known.next <= known.last && now < known.endsAt) {
+        this.#leased++;
+        cb(null, { current: known.next++, ttl: known.endsAt - now });
+        return;
+      }
+    }
     let waiting = this.#pending.get(name);
     if (!waiting) {
-      waiting = { name, callbacks: [] };
+      waiting = { name, callbacks: [], max };
       this.#pending.set(name, waiting);
     }
     waiting.callbacks.push(cb);
@@ -157,6 +210,17 @@ export class SharedWindowCounter implements WindowCounter {
     }
   }
 
+  /** The counts to lease to a name beside its waiting requests (see the class). */
+  #leaseSize(waiting: Waiting, now: number): number {
+    const known = this.#known.get(waiting.name);
+    if (waiting.max === undefined || !known) return 0;
+    const wanted = Math.floor((known.demand * LEASE_MS) / Math.max(1, now - known.since));
+    const used = now < known.endsAt ? known.count : 0;
+    // Past the limit every count leased is refused anyway: none can be wasted.
+    const room = used >= waiting.max ? MAX_LEASE : Math.floor((waiting.max - used) / LEASE_SHARE);
+    return Math.max(0, Math.min(wanted, room, MAX_LEASE));
+  }
+
   #send(): void {
     const batch = this.#pending;
     this.#pending = new Map();
@@ -164,10 +228,11 @@ export class SharedWindowCounter implements WindowCounter {
       this.#busy = false;
       return;
     }
-    const byKey = new Map<string, { waiting: Waiting; key: Buffer }>();
+    const now = performance.now();
+    const byKey = new Map<string, { waiting: Waiting; key: Buffer; by: number }>();
     for (const waiting of batch.values()) {
       const key = counterDigest(waiting.name);
-      byKey.set(key.toString('hex'), { waiting, key });
+      byKey.set(key.toString('hex'), { waiting, key, by: waiting.callbacks.length + this.#leaseSize(waiting, now) });
     }
     let settled = false;
     const timer = setTimeout(() => {
@@ -176,9 +241,8 @@ export class SharedWindowCounter implements WindowCounter {
       this.#abandoned = true;
       this.#fail(batch, `no answer from the database within ${this.#timeoutMs} ms`);
     }, this.#timeoutMs);
-    const increments = [...byKey.values()].map(({ waiting, key }) => ({ key, by: waiting.callbacks.length }));
+    const increments = [...byKey.values()].map(({ key, by }) => ({ key, by }));
     this.#statements++;
-    for (const i of increments) this.#counted += i.by;
     incrementCounters(this.#db, increments, this.#windowMs).then(
       (rows) => {
         clearTimeout(timer);
@@ -186,13 +250,18 @@ export class SharedWindowCounter implements WindowCounter {
         if (settled) return;
         settled = true;
         if (this.#countingIn === 'memory') this.#switch('database', null);
+        const answered = performance.now();
+        if (this.#known.size >= FORGET_AT) for (const [name, k] of this.#known) if (k.endsAt <= answered) this.#known.delete(name);
         for (const row of rows) {
-          const entry = byKey.get(row.key.toString('hex'));
+          const hex = row.key.toString('hex');
+          const entry = byKey.get(hex);
           if (!entry) continue;
-          const { callbacks } = entry.waiting;
+          byKey.delete(hex);
+          const { callbacks, name } = entry.waiting;
           const ttl = Math.max(0, this.#windowMs - row.ageMs);
-          const first = row.count - callbacks.length + 1;
-          byKey.delete(row.key.toString('hex'));
+          const first = row.count - entry.by + 1;
+          this.#known.set(name, { next: first + callbacks.length, last: row.count, endsAt: answered + ttl, count: row.count, since: answered, demand: 0 });
+          this.#waited += callbacks.length;
           callbacks.forEach((cb, i) => cb(null, { current: first + i, ttl }));
         }
         // Never expected: a counter the statement did not return is counted in memory, not left waiting.
@@ -214,7 +283,6 @@ export class SharedWindowCounter implements WindowCounter {
       }
     });
   }
-
   /** The batch, and every request waiting behind it, counted in memory; memory until #memoryUntil. */
   #fail(batch: Map<string, Waiting>, reason: string): void {
     this.#memoryUntil = Date.now() + this.#retryAfterMs;

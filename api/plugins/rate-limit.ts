@@ -46,8 +46,8 @@ const WINDOW_MS = 60_000;
  */
 function storeOf(counter: WindowCounter) {
   return class RateLimitStore {
-    incr(key: string, cb: CountCallback, timeWindow: number): void {
-      counter.incr(key, cb, timeWindow);
+    incr(key: string, cb: CountCallback, timeWindow: number, max: number): void {
+      counter.incr(key, cb, timeWindow, max);
     }
 
     child(): RateLimitStore {
