@@ -425,8 +425,8 @@ export async function benchApi(options: BenchApiOptions = {}): Promise<string> {
     const held = `Held after measuring: ${fmt(app.resultsCache.responses.size)} API answers, ${fmt(app.resultsCache.pages.size)} pages (caches live: ${app.resultsCache.live}).`;
     const counter = rateLimitCounterOf(app.deps);
     if (!(counter instanceof SharedWindowCounter)) throw new Error('the rate limit does not count in PostgreSQL');
-    const { statements, waited, leased } = counter.sent;
-    const shared = `Rate limit in PostgreSQL: ${fmt(waited + leased)} requests counted in ${fmt(statements)} statements (${((waited + leased) / Math.max(1, statements)).toFixed(1)} requests per round trip; ${fmt(leased)} of them from leases, without waiting), counting in the ${counter.countingIn === 'database' ? 'database' : 'process\'s memory (the database failed!)'} at the end.`;
+    const { statements, waited, leased, inMemory } = counter.sent;
+    const shared = `Rate limit in PostgreSQL: ${fmt(waited + leased)} requests counted in ${fmt(statements)} statements (${((waited + leased) / Math.max(1, statements)).toFixed(1)} requests per round trip; ${fmt(leased)} of them from leases, without waiting); ${fmt(inMemory)} counted in the process's memory as the database did not answer in time${counter.countingIn === 'database' ? '' : ' (still so at the end)'}.`;
     return report(results, counts, seedSeconds, o, held, shared);
   } finally {
     await stopAll();

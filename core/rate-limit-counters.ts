@@ -158,6 +158,7 @@ export class SharedWindowCounter implements WindowCounter {
   #statements = 0;
   #waited = 0;
   #leased = 0;
+  #inMemory = 0;
 
   constructor(db: Db, options: SharedWindowCounterOptions) {
     this.#db = db;
@@ -169,11 +170,12 @@ export class SharedWindowCounter implements WindowCounter {
   }
 
   /**
-   * Statements sent; requests counted by them (each waited for its statement) and from leases
-   * (none waited). (waited + leased) / statements: requests per round trip.
+   * Statements sent; requests counted by them (each waited for its statement), from leases (none
+   * waited) and in memory (the database failed). (waited + leased) / statements: requests per
+   * round trip.
    */
-  get sent(): { statements: number; waited: number; leased: number } {
-    return { statements: this.#statements, waited: this.#waited, leased: this.#leased };
+  get sent(): { statements: number; waited: number; leased: number; inMemory: number } {
+    return { statements: this.#statements, waited: this.#waited, leased: this.#leased, inMemory: this.#inMemory };
   }
 
   /** Where requests are counted now. */
@@ -184,6 +186,7 @@ export class SharedWindowCounter implements WindowCounter {
   /** `windowMs` is the counter's own (options.windowMs); the argument is @fastify/rate-limit's, the same. */
   incr(name: string, cb: CountCallback, _windowMs?: number, max?: number): void {
     if (this.#abandoned || Date.now() < this.#memoryUntil) {
+      this.#inMemory++;
       this.#memory.incr(name, cb, this.#windowMs);
       return;
     }
@@ -224,11 +227,22 @@ export class SharedWindowCounter implements WindowCounter {
   #send(): void {
     const batch = this.#pending;
     this.#pending = new Map();
+    const now = performance.now();
+    // Requests that waited for the statement before: the counts it leased go to them first.
+    for (const waiting of batch.values()) {
+      const known = this.#known.get(waiting.name);
+      if (!known || now >= known.endsAt) continue;
+      let served = 0;
+      while (served < waiting.callbacks.length && known.next <= known.last) waiting.callbacks[served++](null, { current: known.next++, ttl: known.endsAt - now });
+      if (served === 0) continue;
+      this.#leased += served;
+      waiting.callbacks.splice(0, served);
+      if (waiting.callbacks.length === 0) batch.delete(waiting.name);
+    }
     if (batch.size === 0) {
       this.#busy = false;
       return;
     }
-    const now = performance.now();
     const byKey = new Map<string, { waiting: Waiting; key: Buffer; by: number }>();
     for (const waiting of batch.values()) {
       const key = counterDigest(waiting.name);
@@ -265,7 +279,10 @@ export class SharedWindowCounter implements WindowCounter {
           callbacks.forEach((cb, i) => cb(null, { current: first + i, ttl }));
         }
         // Never expected: a counter the statement did not return is counted in memory, not left waiting.
-        for (const { waiting } of byKey.values()) for (const cb of waiting.callbacks) this.#memory.incr(waiting.name, cb, this.#windowMs);
+        for (const { waiting } of byKey.values()) {
+          this.#inMemory += waiting.callbacks.length;
+          for (const cb of waiting.callbacks) this.#memory.incr(waiting.name, cb, this.#windowMs);
+        }
         this.#sweepNow();
       },
       (err: unknown) => {
@@ -289,7 +306,10 @@ export class SharedWindowCounter implements WindowCounter {
     if (this.#countingIn === 'database') this.#switch('memory', reason);
     const waiting = [...batch.values(), ...this.#pending.values()];
     this.#pending = new Map();
-    for (const w of waiting) for (const cb of w.callbacks) this.#memory.incr(w.name, cb, this.#windowMs);
+    for (const w of waiting) {
+      this.#inMemory += w.callbacks.length;
+      for (const cb of w.callbacks) this.#memory.incr(w.name, cb, this.#windowMs);
+    }
   }
 
   #switch(to: CountingIn, reason: string | null): void {
