@@ -10,10 +10,12 @@
  * - Where it counts (`config.rateLimitStore`, core/rate-limit-counters.ts): `postgres` (default)
  *   in the database, table rate_limit_counters, which every API process shares, so that two
  *   processes give a key one limit between them; the row is named by the SHA-256 of the counter's
- *   name, windows follow the database's clock. While the database does not answer, each process
- *   counts in its own memory (a warning in the log) and asks the database again after a few
- *   seconds: the API stays up and no request waits more than about two seconds for its count.
- *   `memory`: in this process's memory only (one API process).
+ *   name, windows follow the database's clock; requests arriving together share a statement, and a
+ *   key asking hard of a process is leased counts ahead (never more than the limit passes). While
+ *   the database does not answer, each process counts in its own memory (a warning in the log)
+ *   and asks the database again after a few seconds: the API stays up and no request waits more
+ *   than about two seconds for its count. `memory`: in this process's memory only (one API
+ *   process).
  * - Every premium answer carries x-ratelimit-limit, x-ratelimit-remaining and x-ratelimit-reset
  *   (seconds until the window resets); a refused request gets 429, Retry-After (seconds) and the
  *   error body { statusCode: 429, error: 'RATE_LIMITED', message }.
