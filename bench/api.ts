@@ -86,7 +86,7 @@ export interface Measurement {
 export const GOALS = { minRatio: 0.5, maxP99Ms: 25, maxPageP99Ms: 50, minSharedCountRatio: 0.9 };
 
 /** A hot route's measurement with the rate limit in memory and in PostgreSQL: slices taken by turns. */
-const SLICES = 6;
+const SLICES = 10;
 
 /** Public-sector websites among the bench sites (the first ones), as many as the real list. */
 export const BENCH_PUBLIC_SECTOR = 310;
