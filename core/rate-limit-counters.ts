@@ -46,13 +46,6 @@ export class MemoryWindowCounter implements WindowCounter {
     c.current++;
     cb(null, { current: c.current, ttl: c.startMs + windowMs - now });
   }
-
-  read(name: string, cb: CountCallback, windowMs: number): void {
-    const now = Date.now();
-    const c = this.#counters.get(name);
-    if (!c || c.startMs + windowMs <= now) return cb(null, { current: 0, ttl: 0 });
-    cb(null, { current: c.current, ttl: c.startMs + windowMs - now });
-  }
 }
 
 /** Where a shared counter counts now. */
@@ -300,6 +293,7 @@ export class SharedWindowCounter implements WindowCounter {
       }
     });
   }
+
   /** The batch, and every request waiting behind it, counted in memory; memory until #memoryUntil. */
   #fail(batch: Map<string, Waiting>, reason: string): void {
     this.#memoryUntil = Date.now() + this.#retryAfterMs;
