@@ -10,6 +10,13 @@
  * core/store/runs.ts keeps them. The load comes from a worker thread (its own event loop) over
  * keep-alive connections to loopback, bounded in time and in count. The API's caches are measured
  * warm (hits); one diagnostic row runs the same app with its caches off (every request a miss).
+ *
+ * The rate limit (its ceiling never reached, every request counted) counts where a deployment
+ * counts by default: in PostgreSQL, shared by the API processes (WEBPERF_RATE_LIMIT_STORE=postgres).
+ * The hot routes are also measured on the same app with the count in the process's memory
+ * (WEBPERF_RATE_LIMIT_STORE=memory, the only way before issue 30), by turns with it in slices of
+ * the same measurement time: the ratio of the two is the cost of the shared count (goal: at least
+ * 0.9).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -22,6 +29,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Kysely, PostgresDialect, sql } from '../core/db/kysely.js';
 import pg from 'pg';
 import { buildApp } from '../api/app.js';
+import { rateLimitCounterOf } from '../api/plugins/rate-limit.js';
+import { SharedWindowCounter } from '../core/rate-limit-counters.js';
 import { loadConfig } from '../core/config.js';
 import { createDb, type Db } from '../core/db/database.js';
 import type { DB } from '../core/db/schema.js';
@@ -57,6 +66,8 @@ export interface BenchApiOptions {
 
 export interface Measurement {
   name: string;
+  /** A hot route measured twice: where its rate limit counted, and the route (for the pair). */
+  store?: { kind: 'memory' | 'postgres'; route: string };
   /** A page for people: judged by its p99 against GOALS.maxPageP99Ms, not by throughput. */
   page?: boolean;
   requests: number;
@@ -67,8 +78,15 @@ export interface Measurement {
   bytes: number;
 }
 
-/** Goals of the issue: at least half the bare route's throughput, p99 under 25 ms; pages for people (the dashboard) p99 under 50 ms. */
-export const GOALS = { minRatio: 0.5, maxP99Ms: 25, maxPageP99Ms: 50 };
+/**
+ * Goals of the issue: at least half the bare route's throughput, p99 under 25 ms; pages for people
+ * (the dashboard) p99 under 50 ms; the rate limit counted in PostgreSQL at least 0.9 of the
+ * throughput with the count in memory (issue 30).
+ */
+export const GOALS = { minRatio: 0.5, maxP99Ms: 25, maxPageP99Ms: 50, minSharedCountRatio: 0.9 };
+
+/** A hot route's measurement with the rate limit in memory and in PostgreSQL: slices taken by turns. */
+const SLICES = 10;
 
 /** Public-sector websites among the bench sites (the first ones), as many as the real list. */
 export const BENCH_PUBLIC_SECTOR = 310;
@@ -81,7 +99,7 @@ const START_PAGES = ['/', '/?sort=overall&dir=desc', '/?category=Region', '/?q=w
 const LOAD_WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const http = require('node:http');
-const { port, paths, headers, connections, warmupMs, durationMs, maxRequests } = workerData;
+const { port, paths, headers, connections, warmupMs, durationMs, maxRequests, visit } = workerData;
 const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
 function once(path) {
   return new Promise((resolve) => {
@@ -113,7 +131,7 @@ async function phase(ms, record) {
 (async () => {
   // The warm-up visits every distinct path once before its time runs: on a slow or busy machine a
   // timed warm-up alone may not reach all 2,000 site ids, and the "warm" rows would measure misses.
-  const distinct = [...new Set(paths)];
+  const distinct = visit ? [...new Set(paths)] : [];
   let next = 0;
   await Promise.all(Array.from({ length: connections }, async () => {
     while (next < distinct.length) await once(distinct[next++]);
@@ -125,9 +143,17 @@ async function phase(ms, record) {
 })();
 `;
 
-function load(port: number, paths: string[], headers: Record<string, string>, o: Required<Pick<BenchApiOptions, 'connections' | 'warmupMs' | 'durationMs' | 'maxRequests'>>) {
-  return new Promise<{ lat: number[]; errors: number; bytes: number; elapsedMs: number }>((resolve, reject) => {
-    const worker = new Worker(LOAD_WORKER, { eval: true, workerData: { port, paths, headers, ...o } });
+interface Loaded {
+  lat: number[];
+  errors: number;
+  bytes: number;
+  elapsedMs: number;
+}
+
+/** `visit: false`: no visit of every distinct path first (a slice of a measurement already warm). */
+function load(port: number, paths: string[], headers: Record<string, string>, o: Required<Pick<BenchApiOptions, 'connections' | 'warmupMs' | 'durationMs' | 'maxRequests'>> & { visit?: boolean }) {
+  return new Promise<Loaded>((resolve, reject) => {
+    const worker = new Worker(LOAD_WORKER, { eval: true, workerData: { port, paths, headers, visit: true, ...o } });
     worker.once('message', (m) => {
       resolve(m);
       void worker.terminate();
@@ -314,20 +340,29 @@ export async function benchApi(options: BenchApiOptions = {}): Promise<string> {
     const { key } = await createKey(seedDb, { kind: 'admin', siteIds: [], label: 'bench' });
 
     // The real API, its own pool, the rate limit on but with a ceiling no run reaches (its cost is
-    // measured, nothing is refused); and a bare Fastify answering a constant.
+    // measured, nothing is refused), counted in PostgreSQL (the default); the same app with the
+    // count in memory; and a bare Fastify answering a constant.
     const db = createDb(url, { max: 10 });
     stops.push(() => db.destroy());
     const config = loadConfig({ NODE_ENV: 'production' }, { databaseUrl: url, publicUrl: 'http://bench.example', rateLimitPerMinute: 1_000_000_000, demo: false });
-    const app = await buildApp({ db, config, registry: await loadPlugins(), version: 'bench' });
-    // Diagnostic (no goal): the real app's key check alone (the key cache after the first request), and a constant.
+    if (config.rateLimitStore !== 'postgres') throw new Error(`the rate limit's default store is ${config.rateLimitStore}, not postgres`);
+    const apps: Record<'postgres' | 'memory', FastifyInstance> = {
+      postgres: await buildApp({ db, config, registry: await loadPlugins(), version: 'bench' }),
+      memory: await buildApp({ db, config: { ...config, rateLimitStore: 'memory' }, registry: await loadPlugins(), version: 'bench' }),
+    };
+    const app = apps.postgres;
+    // Diagnostic (no goal): the real app's key check alone (the key cache after the first request;
+    // not a premium route, so not rate-limited), and a constant.
     app.get('/bench/key-only', async (request) => {
       await request.requireKey();
       return { api_version: '0.1', ok: true };
     });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    stops.push(() => app.close());
-    // The caches (api/plugins/cache.ts) are measured warm: they must be listening, else they are off.
-    if (!app.resultsCache.live) throw new Error('the API caches are not live (no LISTEN connection)');
+    for (const a of Object.values(apps)) {
+      await a.listen({ host: '127.0.0.1', port: 0 });
+      stops.push(() => a.close());
+      // The caches (api/plugins/cache.ts) are measured warm: they must be listening, else they are off.
+      if (!a.resultsCache.live) throw new Error('the API caches are not live (no LISTEN connection)');
+    }
     // Diagnostic (no goal): the same app with its caches off (no LISTEN connection), i.e. the cost of
     // every cache miss: the key and the data from the database, serialised per request.
     const uncached = await buildApp({ db, config: { ...config, databaseUrl: null }, registry: await loadPlugins(), version: 'bench', databaseUrl: null });
@@ -338,6 +373,7 @@ export async function benchApi(options: BenchApiOptions = {}): Promise<string> {
     await bare.listen({ host: '127.0.0.1', port: 0 });
     stops.push(() => bare.close());
     const apiPort = (app.server.address() as { port: number }).port;
+    const memoryPort = (apps.memory.server.address() as { port: number }).port;
     const barePort = (bare.server.address() as { port: number }).port;
     const uncachedPort = (uncached.server.address() as { port: number }).port;
 
@@ -345,12 +381,17 @@ export async function benchApi(options: BenchApiOptions = {}): Promise<string> {
     const ids = Array.from({ length: 2000 }, (_, i) => 1 + ((i * 7919) % counts.sites));
     const headers = { 'api-key': key };
     const sitePages = ids.map((id) => `/site/${1 + (id % BENCH_PUBLIC_SECTOR)}`);
-    const endpoints = [
+    // The hot routes, each measured with the rate limit counted in memory and in PostgreSQL, by turns.
+    const hot = (name: string, paths: string[]) => [
+      { name: `${name}, rate limit in memory`, port: memoryPort, paths, headers, store: { kind: 'memory' as const, route: name } },
+      { name, port: apiPort, paths, headers, store: { kind: 'postgres' as const, route: name } },
+    ];
+    const endpoints: { name: string; port: number; paths: string[]; headers: Record<string, string>; page?: boolean; store?: Measurement['store'] }[] = [
       { name: 'GET /bare (constant, bare Fastify)', port: barePort, paths: ['/bare'], headers: {} },
       { name: 'diagnostic: key check only (cached key)', port: apiPort, paths: ['/bench/key-only'], headers },
-      { name: 'GET /stats/{siteId}', port: apiPort, paths: ids.map((id) => `/stats/${id}`), headers },
-      { name: 'GET /stats_per_month/{siteId}', port: apiPort, paths: ids.map((id) => `/stats_per_month/${id}`), headers },
-      { name: 'GET /categories/', port: apiPort, paths: ['/categories/'], headers },
+      ...hot('GET /stats/{siteId}', ids.map((id) => `/stats/${id}`)),
+      ...hot('GET /stats_per_month/{siteId}', ids.map((id) => `/stats_per_month/${id}`)),
+      ...hot('GET /categories/', ['/categories/']),
       { name: 'diagnostic: GET /stats/{siteId}, caches off', port: uncachedPort, paths: ids.map((id) => `/stats/${id}`), headers },
       // The dashboard (no key): pages kept rendered per address and language (api/web/page-cache.ts).
       { name: 'page: GET / (dashboard start page)', port: apiPort, paths: START_PAGES, headers: {}, page: true },
@@ -370,19 +411,19 @@ export async function benchApi(options: BenchApiOptions = {}): Promise<string> {
         if (res.statusCode !== 200 || !filled) throw new Error(`${p} answered ${res.statusCode}: ${res.body.slice(0, 200)}`);
       }
     }
-    for (const e of endpoints.filter((x) => x.port === apiPort && !x.name.startsWith('diagnostic') && !x.page)) {
-      const res = await app.inject({ method: 'GET', url: e.paths[0], headers });
+    for (const e of endpoints.filter((x) => (x.port === apiPort || x.port === memoryPort) && !x.name.startsWith('diagnostic') && !x.page)) {
+      const res = await (e.port === apiPort ? app : apps.memory).inject({ method: 'GET', url: e.paths[0], headers });
       const body = res.json() as { result_count?: number; categories?: unknown[] };
       if (res.statusCode !== 200 || !((body.result_count ?? body.categories?.length ?? 0) > 0)) throw new Error(`${e.paths[0]} answered ${res.statusCode}: ${res.body.slice(0, 200)}`);
+      if (res.headers['x-ratelimit-limit'] === undefined) throw new Error(`${e.paths[0]} answered without the rate limit's headers`);
     }
 
     const results: Measurement[] = [];
-    for (const e of endpoints) {
-      log(`measuring ${e.name}...`);
-      const r = await load(e.port, e.paths, e.headers, o);
+    const measured = (e: (typeof endpoints)[number], r: Loaded): Measurement => {
       const sorted = r.lat.sort((a, b) => a - b);
-      results.push({
+      return {
         name: e.name,
+        store: e.store,
         page: e.page,
         requests: sorted.length,
         errors: r.errors,
@@ -390,10 +431,36 @@ export async function benchApi(options: BenchApiOptions = {}): Promise<string> {
         p50: percentile(sorted, 50),
         p99: percentile(sorted, 99),
         bytes: sorted.length ? r.bytes / sorted.length : 0,
-      });
+      };
+    };
+    for (let n = 0; n < endpoints.length; n++) {
+      const e = endpoints[n];
+      if (e.store?.kind === 'memory') {
+        // A hot route with its count in memory and in PostgreSQL: each warmed up, then measured in
+        // SLICES alternating slices (memory, postgres, postgres, memory, ...), so that a change in
+        // the machine's load (another program, a GC) weighs on both alike.
+        const pair = [e, endpoints[++n]];
+        log(`measuring ${e.store.route}, the rate limit in memory and in PostgreSQL by turns...`);
+        for (const x of pair) await load(x.port, x.paths, x.headers, { ...o, durationMs: 0 });
+        const sums: Loaded[] = pair.map(() => ({ lat: [], errors: 0, bytes: 0, elapsedMs: 0 }));
+        for (let slice = 0; slice < SLICES; slice++) {
+          for (const k of slice % 2 ? [1, 0] : [0, 1]) {
+            const r = await load(pair[k].port, pair[k].paths, pair[k].headers, { ...o, warmupMs: 0, durationMs: o.durationMs / SLICES, visit: false });
+            sums[k] = { lat: sums[k].lat.concat(r.lat), errors: sums[k].errors + r.errors, bytes: sums[k].bytes + r.bytes, elapsedMs: sums[k].elapsedMs + r.elapsedMs };
+          }
+        }
+        results.push(measured(pair[0], sums[0]), measured(pair[1], sums[1]));
+        continue;
+      }
+      log(`measuring ${e.name}...`);
+      results.push(measured(e, await load(e.port, e.paths, e.headers, o)));
     }
     const held = `Held after measuring: ${fmt(app.resultsCache.responses.size)} API answers, ${fmt(app.resultsCache.pages.size)} pages (caches live: ${app.resultsCache.live}).`;
-    return report(results, counts, seedSeconds, o, held);
+    const counter = rateLimitCounterOf(app.deps);
+    if (!(counter instanceof SharedWindowCounter)) throw new Error('the rate limit does not count in PostgreSQL');
+    const { statements, waited, leased, inMemory } = counter.sent;
+    const shared = `Rate limit in PostgreSQL: ${fmt(waited + leased)} requests counted in ${fmt(statements)} statements (${((waited + leased) / Math.max(1, statements)).toFixed(1)} requests per round trip; ${fmt(leased)} of them from leases, without waiting); ${fmt(inMemory)} counted in the process's memory as the database did not answer in time${counter.countingIn === 'database' ? '' : ' (still so at the end)'}.`;
+    return report(results, counts, seedSeconds, o, held, shared);
   } finally {
     await stopAll();
   }
@@ -405,6 +472,7 @@ function report(
   seedSeconds: number,
   o: { sites: number; months: number; historySites: number; historyDays: number; privateRuns: number; categories: number; connections: number; warmupMs: number; durationMs: number },
   held = '',
+  shared = '',
 ): string {
   const bareRuns = results.filter((r) => r.name.startsWith('GET /bare'));
   const bareRps = bareRuns.reduce((sum, r) => sum + r.rps, 0) / bareRuns.length;
@@ -439,7 +507,31 @@ function report(
     '',
     `* ratio to the mean of the two bare runs (${fmt(bareRps)} req/s). Goals: ≥ ${GOALS.minRatio}× bare throughput and p99 < ${GOALS.maxP99Ms} ms, with every answer 200; pages for people ("page:" rows, uncompressed HTML of ${BENCH_PUBLIC_SECTOR} public-sector websites, kept rendered until results land): p99 < ${GOALS.maxPageP99Ms} ms.`,
     '',
+    ...sharedCountReport(results, shared),
   ].join('\n');
+}
+
+/** The hot routes with the rate limit counted in PostgreSQL against in memory, measured by turns. */
+function sharedCountReport(results: Measurement[], shared: string): string[] {
+  const pairs = new Map<string, Partial<Record<'memory' | 'postgres', Measurement>>>();
+  for (const r of results) if (r.store) pairs.set(r.store.route, { ...pairs.get(r.store.route), [r.store.kind]: r });
+  const rows = [...pairs].map(([route, p]) => {
+    const ratio = p.memory && p.postgres ? p.postgres.rps / p.memory.rps : NaN;
+    const goal = ratio >= GOALS.minSharedCountRatio ? 'PASS' : 'FAIL';
+    return [route, fmt(p.memory?.rps ?? NaN), fmt(p.postgres?.rps ?? NaN), ratio.toFixed(2), (p.memory?.p99 ?? NaN).toFixed(2), (p.postgres?.p99 ?? NaN).toFixed(2), goal];
+  });
+  const head = ['route', 'memory req/s', 'postgres req/s', 'postgres / memory', 'p99 ms memory', 'p99 ms postgres', `≥${GOALS.minSharedCountRatio}`];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [
+    `The rate limit's count (issue 30): in PostgreSQL, shared by the API processes (WEBPERF_RATE_LIMIT_STORE=postgres, the default and the rows above), against this process's memory (=memory); each route measured with both by turns, in ${SLICES} slices each of the same total time.`,
+    shared,
+    '',
+    line(head),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map(line),
+    '',
+  ];
 }
 
 const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;

@@ -69,6 +69,12 @@ export interface Config {
   lixMaxBytes: number;
   /** Requests per minute and key on premium routes. */
   rateLimitPerMinute: number;
+  /**
+   * Where the rate limit counts (WEBPERF_RATE_LIMIT_STORE): `postgres` (the default), in the
+   * database every API process shares, so that their limit is one; `memory`, in each process's
+   * own memory (one API process only: N processes give a key N times its limit).
+   */
+  rateLimitStore: RateLimitStore;
   /** Chrome UX Report API key for the audits' field data; null: crux_summary.json says it is not available. */
   cruxApiKey: string | null;
   /** The CrUX API's queryRecord address (configurable so that a test can serve it from loopback). */
@@ -112,6 +118,17 @@ export interface DatabasePools {
 
 /** A runner's graphile-worker connections by default: one listening, two for its queries. */
 export const WORKER_POOL_MAX = 3;
+
+/** Where the rate limit's counts are kept. */
+export type RateLimitStore = 'postgres' | 'memory';
+
+/** WEBPERF_RATE_LIMIT_STORE: `postgres` (default when unset or empty) or `memory`. */
+export function parseRateLimitStore(value: string | undefined): RateLimitStore {
+  const v = (value ?? '').trim();
+  if (v === '' || v === 'postgres') return 'postgres';
+  if (v === 'memory') return 'memory';
+  throw new Error(`WEBPERF_RATE_LIMIT_STORE must be postgres or memory, got "${v}"`);
+}
 
 /** Fastify's `trustProxy`, as the operator may set it (WEBPERF_TRUST_PROXY). */
 export type TrustProxy = boolean | number | string[];
@@ -240,6 +257,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     publicUrl: env.WEBPERF_PUBLIC_URL ?? null,
     lixMaxBytes: int(env.WEBPERF_LIX_MAX_BYTES, 100_000, 'WEBPERF_LIX_MAX_BYTES'),
     rateLimitPerMinute: int(env.WEBPERF_RATE_LIMIT, 120, 'WEBPERF_RATE_LIMIT'),
+    rateLimitStore: parseRateLimitStore(env.WEBPERF_RATE_LIMIT_STORE),
     cruxApiKey: env.WEBPERF_CRUX_API_KEY || null,
     cruxEndpoint: env.WEBPERF_CRUX_ENDPOINT || CRUX_ENDPOINT,
     trustProxy: parseTrustProxy(env.WEBPERF_TRUST_PROXY),

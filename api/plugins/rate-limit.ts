@@ -1,25 +1,35 @@
 /**
  * Rate limit of the premium routes (@fastify/rate-limit), registered in the premium scope only.
  *
- * - Counted per api-key: a request whose api-key header resolves to a valid key is counted on a
- *   SHA-256 hash of that header; a request without a key, or with a key that does not resolve, is
- *   counted on the client address (so invented keys cannot escape the limit). The raw key is
- *   never stored or logged: only its hash is held, in memory.
+ * - Counted per api-key: a request whose api-key header resolves to a valid key is counted on the
+ *   key's id; a request without a key, or with a key that does not resolve, is counted on the
+ *   client address (so invented keys cannot escape the limit). The raw key is never stored or
+ *   logged.
  * - `config.rateLimitPerMinute` requests per fixed one-minute window (default 120); 0 turns the
  *   limit off. The versioned (/0.1) and unversioned copies of a route share one counter.
+ * - Where it counts (`config.rateLimitStore`, core/rate-limit-counters.ts): `postgres` (default)
+ *   in the database, table rate_limit_counters, which every API process shares, so that two
+ *   processes give a key one limit between them; the row is named by the SHA-256 of the counter's
+ *   name, windows follow the database's clock; requests arriving together share a statement, and a
+ *   key asking hard of a process is leased counts ahead (never more than the limit passes). While
+ *   the database does not answer, each process counts in its own memory (a warning in the log)
+ *   and asks the database again after a few seconds: the API stays up and no request waits more
+ *   than about two seconds for its count. `memory`: in this process's memory only (one API
+ *   process).
  * - Every premium answer carries x-ratelimit-limit, x-ratelimit-remaining and x-ratelimit-reset
  *   (seconds until the window resets); a refused request gets 429, Retry-After (seconds) and the
  *   error body { statusCode: 429, error: 'RATE_LIMITED', message }.
  */
 import fp from 'fastify-plugin';
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { WebperfError } from '../../core/errors.js';
+import { MemoryWindowCounter, SharedWindowCounter, type CountCallback, type WindowCounter } from '../../core/rate-limit-counters.js';
 
 /** For route descriptions. */
 export function rateLimitNote(perMinute: number): string {
   if (perMinute === 0) return '';
-  return `**Rate limit**: ${perMinute} requests per minute per api-key (requests without a valid key: per client address), over all premium routes together. Every answer carries \`x-ratelimit-limit\`, \`x-ratelimit-remaining\` and \`x-ratelimit-reset\` (seconds until the window resets); over the limit: 429 with \`Retry-After\` (seconds) and error \`RATE_LIMITED\`.`;
+  return `**Rate limit**: ${perMinute} requests per minute per api-key (requests without a valid key: per client address), over all premium routes together, and for the service as a whole, whichever of its servers answers. Every answer carries \`x-ratelimit-limit\`, \`x-ratelimit-remaining\` and \`x-ratelimit-reset\` (seconds until the window resets); over the limit: 429 with \`Retry-After\` (seconds) and error \`RATE_LIMITED\`.`;
 }
 
 /** Response headers of a rate-limited route, for response schemas. */
@@ -30,47 +40,48 @@ export const RATE_LIMIT_HEADERS = {
 } as const;
 
 const WINDOW_MS = 60_000;
-/** Sweep expired counters once the map holds this many. */
-const SWEEP_AT = 10_000;
 
-interface Counter {
-  current: number;
-  startMs: number;
-}
-
-type Callback = (err: Error | null, res?: { current: number; ttl: number }) => void;
-
-/** A fixed-window counter store whose map is shared by every registration of one application. */
-function sharedStore(counters: Map<string, Counter>) {
-  return class SharedWindowStore {
-    incr(key: string, cb: Callback, timeWindow: number): void {
-      const now = Date.now();
-      if (counters.size >= SWEEP_AT) {
-        for (const [k, c] of counters) if (c.startMs + timeWindow <= now) counters.delete(k);
-      }
-      let c = counters.get(key);
-      if (!c || c.startMs + timeWindow <= now) {
-        c = { current: 0, startMs: now };
-        counters.set(key, c);
-      }
-      c.current++;
-      cb(null, { current: c.current, ttl: c.startMs + timeWindow - now });
+/**
+ * One counter per application (both premium registrations, /0.1 and unversioned, count on it),
+ * adapted to @fastify/rate-limit's store interface (a class it constructs; `child` for per-route
+ * settings, which the premium routes do not have).
+ */
+function storeOf(counter: WindowCounter) {
+  return class RateLimitStore {
+    incr(key: string, cb: CountCallback, timeWindow: number, max: number): void {
+      counter.incr(key, cb, timeWindow, max);
     }
 
-    read(key: string, cb: Callback, timeWindow: number): void {
-      const now = Date.now();
-      const c = counters.get(key);
-      if (!c || c.startMs + timeWindow <= now) return cb(null, { current: 0, ttl: 0 });
-      cb(null, { current: c.current, ttl: c.startMs + timeWindow - now });
-    }
-
-    child(): SharedWindowStore {
+    child(): RateLimitStore {
       return this;
     }
   };
 }
 
-const stores = new WeakMap<object, Map<string, Counter>>();
+const counters = new WeakMap<object, WindowCounter>();
+
+/** The counter of an application's rate limit, by its deps (none when the limit is off); for the benchmark's figures. */
+export function rateLimitCounterOf(deps: object): WindowCounter | undefined {
+  return counters.get(deps);
+}
+
+function counterOf(app: FastifyInstance): WindowCounter {
+  let counter = counters.get(app.deps);
+  if (counter) return counter;
+  const { config, db } = app.deps;
+  counter = config.rateLimitStore === 'memory'
+    ? new MemoryWindowCounter()
+    : new SharedWindowCounter(db, {
+        windowMs: WINDOW_MS,
+        onSwitch: (to, reason) => {
+          if (to === 'memory') app.log.warn(`rate limit: counting in this process's memory for now, not in the database shared by the API processes (${reason})`);
+          else app.log.info('rate limit: counting in the database again');
+        },
+        onSweepError: (err) => app.log.debug({ err }, 'rate limit: expired counters not deleted'),
+      });
+  counters.set(app.deps, counter);
+  return counter;
+}
 
 /** The counter of a request: the key's id when it resolves (never the key itself), else the client address. */
 async function counterKey(request: FastifyRequest): Promise<string> {
@@ -90,18 +101,13 @@ async function counterKey(request: FastifyRequest): Promise<string> {
 export default fp(async (app) => {
   const perMinute = app.deps.config.rateLimitPerMinute;
   if (perMinute === 0) return;
-  let counters = stores.get(app.deps);
-  if (!counters) {
-    counters = new Map();
-    stores.set(app.deps, counters);
-  }
   await app.register(rateLimit, {
     global: true,
     max: perMinute,
     timeWindow: WINDOW_MS,
     hook: 'onRequest',
     keyGenerator: counterKey,
-    store: sharedStore(counters),
+    store: storeOf(counterOf(app)),
     errorResponseBuilder: (_request, context) =>
       new WebperfError('RATE_LIMITED', `Rate limit exceeded: at most ${context.max} requests per minute per api-key; retry in ${context.after}`),
   });

@@ -163,6 +163,12 @@ export interface PremiumLevels {
   name: string;
 }
 
+export interface RateLimitCounters {
+  count: number;
+  key: Buffer;
+  window_start: Timestamp;
+}
+
 export interface RunnerHeartbeats {
   host: string;
   last_seen: Generated<Timestamp>;
@@ -315,6 +321,7 @@ export interface DB {
   orders: Orders;
   password_tokens: PasswordTokens;
   premium_levels: PremiumLevels;
+  rate_limit_counters: RateLimitCounters;
   runner_heartbeats: RunnerHeartbeats;
   sessions: Sessions;
   settings: Settings;

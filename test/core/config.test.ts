@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import t from 'tap';
-import { CRUX_ENDPOINT, PROJECT_ROOT, findChromium, loadConfig, parseChromiumEndpoint, parseListenAddress, parseTrustProxy } from '../../core/config.js';
+import { CRUX_ENDPOINT, PROJECT_ROOT, findChromium, loadConfig, parseChromiumEndpoint, parseListenAddress, parseRateLimitStore, parseTrustProxy } from '../../core/config.js';
 
 t.test('defaults, and a zero where zero would stop the service is the default', async (t) => {
   const defaults = loadConfig({});
@@ -44,6 +44,13 @@ t.test('values refused, each naming its variable', async (t) => {
   t.throws(() => loadConfig({ WEBPERF_HEARTBEAT_MS: '60000', WEBPERF_STALE_AFTER_MS: '60000' }), { message: 'WEBPERF_HEARTBEAT_MS (60000) must be shorter than WEBPERF_STALE_AFTER_MS (60000)' });
   t.throws(() => loadConfig({ WEBPERF_HTTP_HEADERS_TIMEOUT_MS: '40000' }), { message: 'WEBPERF_HTTP_HEADERS_TIMEOUT_MS (40000) must not be longer than WEBPERF_HTTP_REQUEST_TIMEOUT_MS (30000)' });
   t.equal(findChromium('/nonexistent/chromium'), null, 'CHROMIUM_PATH that is not there: none, not another one');
+  t.throws(() => loadConfig({ WEBPERF_RATE_LIMIT_STORE: 'redis' }), { message: 'WEBPERF_RATE_LIMIT_STORE must be postgres or memory, got "redis"' });
+});
+
+t.test('WEBPERF_RATE_LIMIT_STORE: postgres (shared by the API processes) unless memory is asked for', async (t) => {
+  t.strictSame(['', 'postgres', ' memory '].map(parseRateLimitStore), ['postgres', 'postgres', 'memory']);
+  t.equal(loadConfig({}).rateLimitStore, 'postgres');
+  t.equal(loadConfig({ WEBPERF_RATE_LIMIT_STORE: 'memory' }).rateLimitStore, 'memory');
 });
 
 t.test('WEBPERF_TRUST_PROXY and WEBPERF_METRICS_LISTEN', async (t) => {
