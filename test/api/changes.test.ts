@@ -110,6 +110,7 @@ t.test('refusals: each with its code and body', async (t) => {
     ['a run of another site', `/changes/${A}?from_run=${run1.runId}&to_run=${runB.runId}`, 404, 'RUN_NOT_FOUND', keyA],
     ['no such run', `/changes/${A}?from_run=${run1.runId}&to_run=99999999`, 404, 'RUN_NOT_FOUND', keyA],
     ['a bad test number', `/changes/${A}?testnums=10,abc`, 400, 'TESTNUMS_INVALID', keyA],
+    ['a test type no catalogue knows', `/changes/${A}?testnums=12345`, 400, 'TESTNUMS_INVALID', keyA],
     ['too many per page', `/changes/${A}?per_page=101`, 400, 'CHANGES_QUERY_INVALID', keyA],
     ['page 0', `/changes/${A}?page=0`, 400, 'CHANGES_QUERY_INVALID', keyA],
     ['bad language', `/changes/${A}?lang=de`, 400, 'UNSUPPORTED_LANG', keyA],
@@ -129,4 +130,21 @@ t.test('the OpenAPI description documents the route with an example', async (t) 
   t.strictSame(op.parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name).sort(), ['from_run', 'lang', 'page', 'per_page', 'since', 'testnums', 'to_run', 'until']);
   const ok = op.responses['200'].content['application/json'];
   t.equal((ok.example ?? ok.schema.example).data[0].changes[1].key, 'a11y image-alt', 'with an example');
+});
+
+t.test('kept as /stats/ is: an ETag and 304, and a new result of the site is seen', async (t) => {
+  const first = await get(`/changes/${A}?lang=en`);
+  const etag = first.headers.etag as string;
+  t.match(etag, /^"/);
+  const again = await app.inject({ method: 'GET', url: `/changes/${A}?lang=en`, headers: { 'api-key': keyA, 'if-none-match': etag } });
+  t.equal(again.statusCode, 304);
+  const run4 = await seedRun(db, A, { url: 'https://alfa.example/', testDate: day('2026-11-25'), outcomes: [withFindings(outcome(10, 4.2, { a11y: 4.2 }), [contrast(16)])] });
+  const until = Date.now() + 5_000;
+  let seen: Pair[] = [];
+  while (Date.now() < until) {
+    seen = (await get(`/changes/${A}?lang=en&testnums=10`)).json().data;
+    if (seen[0]?.to.run_id === run4.runId) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  t.strictSame(seen.map(summary), [[10, run3.runId, run4.runId, 0.3, ['resolved a11y image-alt']]], 'the new run is the later side now');
 });

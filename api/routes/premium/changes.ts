@@ -14,8 +14,8 @@ import { ratingChange, readChanges, type ChangePair, type ChangesQuery, type Res
 import { siteUri } from '../../envelope.js';
 import { baseUrl, requestReportLang } from '../../request-helpers.js';
 import type { PremiumOptions } from './options.js';
-import { ACCESS, LANG_DESCRIPTION, found } from './result-shapes.js';
-import { LANG_QUERY, SITE_ID_PARAM, envelope, errorResponses, premiumDoc } from './schemas.js';
+import { ACCESS, LANG_DESCRIPTION, found, latestIso } from './result-shapes.js';
+import { LANG_QUERY, NOT_MODIFIED, SITE_ID_PARAM, envelope, errorResponses, premiumDoc } from './schemas.js';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 export const CHANGES_PER_PAGE = 20;
@@ -158,10 +158,11 @@ const changes: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
       description: [
         'For a website and its test types, the change between two results of a type: the ratings before and after, and the findings added, resolved and changed (another severity or count), so that a drop is explained by what caused it. Costs no credits.',
         'Which pairs: `from_run` and `to_run` (two run ids of this website, e.g. a one-off test against the last public run): per test type present in both, that pair. `since` and/or `until` (dates, YYYY-MM-DD, UTC, both inclusive): every consecutive pair of the website\'s public results of a type whose later result falls in the range, newest first (its earlier result may be older than `since`: it is the one before). Neither: per test type, its latest public result against the one before it ("what changed since the last test"). Only judgements are compared: a result with an error (the page could not be loaded, the test failed, the type was not available on the runner) is left out, and the pair is the judgements either side of it. Dates and run ids together: 400 CHANGES_QUERY_INVALID; a run of another website or no run at all: 404 RUN_NOT_FOUND (ids cannot be probed).',
-        '`testnums` (`[30,21]`, `30,21` or `30`; as the re-test\'s header, 400 TESTNUMS_INVALID otherwise) keeps only those types. Paginated: `page` (from 1) and `per_page` (default ' + CHANGES_PER_PAGE + ', at most ' + CHANGES_MAX_PER_PAGE + '); `total` is the number of pairs in all.',
+        '`testnums` (`[30,21]`, `30,21` or `30`, any type of /v1/tests, retired ones too: their results are in the history; as the re-test\'s header, 400 TESTNUMS_INVALID otherwise) keeps only those types. Paginated: `page` (from 1) and `per_page` (default ' + CHANGES_PER_PAGE + ', at most ' + CHANGES_MAX_PER_PAGE + '); `total` is the number of pairs in all.',
         `A finding's identity (\`key\`) is its category, its rule and, for a rule that can fire more than once in a result, what it points at (a header, a cookie, a DNS name, a URL without its volatile query parts). Only problems are compared (critical, error, warning): a passed check or a note coming or going is no change. Noise kept out: a measured finding (a Lighthouse timing or size) within ${VALUE_TOLERANCE * 100} % of the other run's value, or within its unit's floor (${Object.entries(UNIT_FLOOR).map(([u, v]) => `${v} ${u}`).join(', ')}), is no change; in the pagespeed category counts are not compared. Results stored before findings were kept: \`findings_known\` false and no changes.`,
         LANG_DESCRIPTION.replace('(check_report*)', '(the changes\' text)'),
         ACCESS,
+        'timestamp is the latest later result\'s test_date in data, or the time of the request when data is empty. Answers carry a strong `ETag` (and `Cache-Control: private, no-cache`); a request whose `If-None-Match` names the current ETag gets 304 Not Modified without a body, after the same key and access checks.',
       ].join('\n\n'),
       params: { type: 'object', properties: { siteId: SITE_ID_PARAM }, required: ['siteId'] },
       querystring: {
@@ -179,25 +180,35 @@ const changes: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
       },
       response: {
         200: { ...envelope(PAIR, { total: { type: 'integer' }, page: { type: 'integer' }, per_page: { type: 'integer' } }), example: CHANGES_EXAMPLE },
+        304: NOT_MODIFIED,
         ...errorResponses(400, 401, 403, 404, 429),
       },
     }),
-  }, async (request) => {
+  }, async (request, reply) => {
     const { siteId } = request.params;
     await request.requireSite(siteId);
-    const query = changesQuery(request.query, app.deps.registry.ids());
+    // Any type of the catalogue: a retired one has results in the history too.
+    const query = changesQuery(request.query, app.deps.registry.testTypes().map((x) => x.id));
     const lang = requestReportLang(request);
-    const { total, pairs } = found(await readChanges(app.deps.db, siteId, query), siteId);
-    return {
-      api_version: version,
-      uri: siteUri(baseUrl(request), siteId),
-      result_count: pairs.length,
-      timestamp: new Date().toISOString(),
-      total,
-      page: query.page,
-      per_page: query.perPage,
-      data: pairs.map((p) => pairOut(p, lang)),
-    };
+    const b = baseUrl(request);
+    // Kept as /stats/ is, until the site's results change (the cache's site tag).
+    const which = query.kind === 'runs' ? `runs ${query.fromRun} ${query.toRun}` : query.kind === 'range' ? `range ${query.since.getTime()} ${query.until.getTime()}` : 'latest';
+    return reply.sendCached(`changes\0${version}\0${b}\0${siteId}\0${which}\0${query.types?.join(',') ?? ''}\0${query.page}\0${query.perPage}\0${lang}`, [`site:${siteId}`], async () => {
+      const { total, pairs } = found(await readChanges(app.deps.db, siteId, query), siteId);
+      return {
+        payload: {
+          api_version: version,
+          uri: siteUri(b, siteId),
+          result_count: pairs.length,
+          timestamp: latestIso(pairs.map((p) => p.to.testDate.toISOString()), new Date()),
+          total,
+          page: query.page,
+          per_page: query.perPage,
+          data: pairs.map((p) => pairOut(p, lang)),
+        },
+        cacheable: pairs.length > 0,
+      };
+    });
   });
 };
 
