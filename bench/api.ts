@@ -48,7 +48,7 @@ export interface BenchApiOptions {
   /** Sites, each with a run per month for `months` months (default 4000). */
   sites?: number;
   months?: number;
-  /** Sites that also have a run every day for `historyDays` days (default 300 × 365). */
+  /** Sites that also have a run every day for `historyDays` days (default 150 × 730: two years, as issue 31 asks of GET /changes/). */
   historySites?: number;
   historyDays?: number;
   /** Private runs per history site (default 5). */
@@ -212,7 +212,7 @@ export async function seedBenchData(db: Db, o: Required<Pick<BenchApiOptions, 's
   const SLICE = 20_000;
   for (let lo = Number(span.lo); lo <= Number(span.hi); lo += SLICE) {
   await sql`
-    insert into test_results (run_id, site_id, private, url, type_of_test, rating, rating_a11y, rating_infosec, rating_pagespeed, rating_webstandard, reports, json_check_data, test_date)
+    insert into test_results (run_id, site_id, private, url, type_of_test, rating, rating_a11y, rating_infosec, rating_pagespeed, rating_webstandard, reports, json_check_data, findings, test_date)
     select q.run_id, q.site_id, q.private, q.url, q.type, q.rating,
       case when q.rating >= 1 and q.a11y then q.rating end,
       case when q.rating >= 1 and q.infosec then q.rating end,
@@ -232,6 +232,12 @@ export async function seedBenchData(db: Db, o: Required<Pick<BenchApiOptions, 's
           'sec', case when q.infosec then E'Integrity & Security: Rating: ' || to_char(q.rating, 'FM0.00') || E'\n- Strict-Transport-Security is missing\n- Cookies without the Secure flag (2)\n- Third-party requests to 5 domains' else '' end,
           'stand', case when q.webstandard then E'Standards: Rating: ' || to_char(q.rating, 'FM0.00') || E'\n- HTML errors (7)\n- CSS warnings (12)' else '' end)),
       case when q.type in (21, 23, 30) then jsonb_build_object('score', round(q.rating / 5, 2), 'requests', 40 + q.run_id % 60, 'domains', jsonb_build_array('cdn.example', 'stats.example')) else '{}'::jsonb end,
+      -- Six findings a result, as a plugin's problems and passed checks look; their counts and
+      -- severities move from run to run, so consecutive results differ (GET /changes/).
+      (select jsonb_agg(jsonb_build_object('rule', 'regel-' || f, 'category', case f % 4 when 0 then 'a11y' when 1 then 'infosec' when 2 then 'webstandard' else 'pagespeed' end,
+          'severity', (array['error', 'warning', 'resolved', 'critical'])[1 + (q.run_id + f) % 4], 'count', 1 + (q.run_id * f) % 5,
+          'text', jsonb_build_object('sv', 'Fynd ' || f || ': bilder saknar alternativtext på sidan', 'en', 'Finding ' || f || ': images lack alternative text on the page')))
+        from generate_series(1, 6) f),
       q.t + interval '2 minutes'
     from (
       select r.id as run_id, r.site_id, r.private, r.url, r.created_at as t, tt.type, tt.a11y, tt.pagespeed, tt.infosec, tt.webstandard,
@@ -276,8 +282,8 @@ export async function benchApi(options: BenchApiOptions = {}): Promise<string> {
   const o = {
     sites: options.sites ?? 4000,
     months: options.months ?? 12,
-    historySites: options.historySites ?? 300,
-    historyDays: options.historyDays ?? 365,
+    historySites: options.historySites ?? 150,
+    historyDays: options.historyDays ?? 730,
     privateRuns: options.privateRuns ?? 5,
     categories: options.categories ?? 12,
     connections: options.connections ?? 10,
@@ -379,6 +385,8 @@ export async function benchApi(options: BenchApiOptions = {}): Promise<string> {
 
     // Site ids spread over every site, the same sequence for both per-site endpoints.
     const ids = Array.from({ length: 2000 }, (_, i) => 1 + ((i * 7919) % counts.sites));
+    // The sites with a run every day (ids 1..historySites).
+    const historyIds = Array.from({ length: o.historySites }, (_, i) => i + 1);
     const headers = { 'api-key': key };
     const sitePages = ids.map((id) => `/site/${1 + (id % BENCH_PUBLIC_SECTOR)}`);
     // The hot routes, each measured with the rate limit counted in memory and in PostgreSQL, by turns.
@@ -392,6 +400,11 @@ export async function benchApi(options: BenchApiOptions = {}): Promise<string> {
       ...hot('GET /stats/{siteId}', ids.map((id) => `/stats/${id}`)),
       ...hot('GET /stats_per_month/{siteId}', ids.map((id) => `/stats_per_month/${id}`)),
       ...hot('GET /categories/', ['/categories/']),
+      // Issue 31: what changed over a site's whole history, against the monthly scores of the same
+      // sites (those with a run every day), both answers kept until the site's results change.
+      { name: HISTORY_MONTHLY, port: apiPort, paths: historyIds.map((id) => `/stats_per_month/${id}`), headers },
+      { name: HISTORY_CHANGES, port: apiPort, paths: historyIds.map((id) => `/changes/${id}?since=2000-01-01&lang=en`), headers },
+      { name: 'diagnostic: GET /changes/{siteId}, whole history, caches off', port: uncachedPort, paths: historyIds.map((id) => `/changes/${id}?since=2000-01-01&lang=en`), headers },
       { name: 'diagnostic: GET /stats/{siteId}, caches off', port: uncachedPort, paths: ids.map((id) => `/stats/${id}`), headers },
       // The dashboard (no key): pages kept rendered per address and language (api/web/page-cache.ts).
       { name: 'page: GET / (dashboard start page)', port: apiPort, paths: START_PAGES, headers: {}, page: true },
@@ -507,8 +520,26 @@ function report(
     '',
     `* ratio to the mean of the two bare runs (${fmt(bareRps)} req/s). Goals: ≥ ${GOALS.minRatio}× bare throughput and p99 < ${GOALS.maxP99Ms} ms, with every answer 200; pages for people ("page:" rows, uncompressed HTML of ${BENCH_PUBLIC_SECTOR} public-sector websites, kept rendered until results land): p99 < ${GOALS.maxPageP99Ms} ms.`,
     '',
+    ...changesReport(results, o),
     ...sharedCountReport(results, shared),
   ].join('\n');
+}
+
+const HISTORY_MONTHLY = 'GET /stats_per_month/{siteId}, daily-history sites';
+const HISTORY_CHANGES = 'GET /changes/{siteId}?since=2000-01-01, daily-history sites';
+/** Issue 31's goal: what changed over the whole history within 2× the time of the monthly scores. */
+const CHANGES_GOAL = 2;
+
+function changesReport(results: Measurement[], o: { historySites: number; historyDays: number }): string[] {
+  const monthly = results.find((r) => r.name === HISTORY_MONTHLY);
+  const changes = results.find((r) => r.name === HISTORY_CHANGES);
+  if (!monthly || !changes) return [];
+  // Time per answer: the inverse of the throughput at the same load; p99 beside it.
+  const ratio = monthly.rps / changes.rps;
+  return [
+    `What changed (issue 31): GET /changes/{siteId} over the whole history (${o.historyDays} daily runs of ${BENCH_TEST_TYPES.length} types, first page of ${20} pairs) against GET /stats_per_month/{siteId} on the same ${o.historySites} sites: time per answer ${ratio.toFixed(2)}× (${fmt(changes.rps)} against ${fmt(monthly.rps)} req/s; p99 ${changes.p99.toFixed(2)} against ${monthly.p99.toFixed(2)} ms): goal ≤ ${CHANGES_GOAL}×: ${ratio <= CHANGES_GOAL && changes.errors === 0 ? 'PASS' : 'FAIL'}.`,
+    '',
+  ];
 }
 
 /** The hot routes with the rate limit counted in PostgreSQL against in memory, measured by turns. */
