@@ -22,7 +22,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -40,6 +39,7 @@ import { loadPlugins } from '../core/registry.js';
 import { createKey } from '../core/store/keys.js';
 import { refreshCategoryScores } from '../core/store/runs.js';
 import { runWorkerMigrations } from '../runners/worker.js';
+import { runIfMain } from './main.js';
 
 /** The active test types the service runs. */
 export const BENCH_TEST_TYPES = [2, 9, 18, 21, 23, 27, 28, 30, 100, 101];
@@ -565,8 +565,7 @@ function sharedCountReport(results: Measurement[], shared: string): string[] {
   ];
 }
 
-const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
-if (isMain) {
+runIfMain(import.meta.url, () => {
   const { values } = parseArgs({
     options: {
       sites: { type: 'string' },
@@ -576,19 +575,10 @@ if (isMain) {
     },
   });
   const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
-  benchApi({
+  return benchApi({
     sites: num(values.sites),
     historySites: num(values['history-sites']),
     durationMs: values.seconds === undefined ? undefined : Number(values.seconds) * 1000,
     connections: num(values.connections),
-  }).then(
-    (out) => {
-      console.log(out);
-      process.exit(0);
-    },
-    (err) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+  });
+});

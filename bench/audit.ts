@@ -38,6 +38,7 @@ import { loadPlugins, type PluginRegistry } from '../core/registry.js';
 import { BrowserPool } from '../runners/browser-pool.js';
 import { AUDIT_PLUGIN_IDS } from '../runners/tasks/run-audit.js';
 import { startWorld } from '../test/helpers/world/index.js';
+import { runIfMain } from './main.js';
 
 const SITE_PAGES = 24;
 const AUDIT_PAGES = 20;
@@ -217,7 +218,4 @@ export async function benchAudit(): Promise<string> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(await benchAudit());
-  process.exit(0);
-}
+runIfMain(import.meta.url, () => benchAudit());

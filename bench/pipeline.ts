@@ -58,6 +58,7 @@ import { BrowserPool } from '../runners/browser-pool.js';
 import { runWorkerMigrations, startWorker } from '../runners/worker.js';
 import { findProgram } from '../plugins/dns/zonemaster.js';
 import { startDemoSites, type Scheme } from './demo-sites.js';
+import { runIfMain } from './main.js';
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -194,16 +195,7 @@ export async function benchPipeline(rounds = 3, naiveRounds = rounds): Promise<s
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+runIfMain(import.meta.url, () => {
   const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, 'naive-rounds': { type: 'string' } } });
-  benchPipeline(Number(values.rounds), values['naive-rounds'] === undefined ? undefined : Number(values['naive-rounds'])).then(
-    (text) => {
-      console.log(text);
-      process.exit(0);
-    },
-    (err) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+  return benchPipeline(Number(values.rounds), values['naive-rounds'] === undefined ? undefined : Number(values['naive-rounds']));
+});

@@ -27,7 +27,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
@@ -45,6 +45,7 @@ import { seedBenchData } from './api.js';
 import type { ApiOrder, ApiReport } from './scale-api.js';
 import { readRecordedPageTest, recordPageTest, writeRecordedPageTest } from './scale-record.js';
 import type { RunnerOrder, RunnerReport } from './scale-runner.js';
+import { runIfMain } from './main.js';
 
 export interface ScaleOptions {
   steps: number[];
@@ -548,16 +549,4 @@ function report(figures: StepFigures[], o: ScaleOptions, about: { types: number;
   ].join('\n');
 }
 
-const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
-if (isMain) {
-  benchScale(parseScaleArgs(process.argv.slice(2))).then(
-    (out) => {
-      console.log(out);
-      process.exit(0);
-    },
-    (err) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+runIfMain(import.meta.url, () => benchScale(parseScaleArgs(process.argv.slice(2))));

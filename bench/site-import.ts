@@ -18,7 +18,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import pg from 'pg';
 import { PROJECT_ROOT } from '../core/config.js';
@@ -28,6 +27,7 @@ import { migrateToLatest } from '../core/db/migrate.js';
 import { importSites, readSiteImportFile } from '../core/store/site-import.js';
 import { importPublicSector } from '../core/store/sites.js';
 import { runWorkerMigrations } from '../runners/worker-schema.js';
+import { runIfMain } from './main.js';
 
 /** Goal of issue 22: a 4,000-row file imports in under 10 s. */
 export const GOALS = { rows: 4000, maxSeconds: 10 };
@@ -160,8 +160,7 @@ export async function benchSiteImport(options: { rows?: number; rounds?: number;
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+runIfMain(import.meta.url, () => {
   const { values } = parseArgs({ options: { rows: { type: 'string' }, rounds: { type: 'string' } } });
-  console.log(await benchSiteImport({ rows: values.rows ? Number(values.rows) : undefined, rounds: values.rounds ? Number(values.rounds) : undefined }));
-  process.exit(0);
-}
+  return benchSiteImport({ rows: values.rows ? Number(values.rows) : undefined, rounds: values.rounds ? Number(values.rounds) : undefined });
+});

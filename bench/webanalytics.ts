@@ -13,7 +13,6 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -33,6 +32,7 @@ import { migrateToLatest } from '../core/db/migrate.js';
 import { loadPlugins } from '../core/registry.js';
 import { createKey } from '../core/store/keys.js';
 import { ANALYTICS_TEST_TYPE } from '../core/store/webanalytics.js';
+import { runIfMain } from './main.js';
 
 /** Goals of the issue: under 1 s to the last byte, within 2× the static file. */
 export const GOALS = { maxMs: 1000, maxRatio: 2 };
@@ -255,9 +255,8 @@ export async function benchWebanalytics(options: { sizes?: number[]; rounds?: nu
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+runIfMain(import.meta.url, () => {
   const { values } = parseArgs({ options: { sizes: { type: 'string' }, rounds: { type: 'string' }, 'memory-rounds': { type: 'string' } } });
   const num = (v: string | undefined) => (v ? Number(v) : undefined);
-  console.log(await benchWebanalytics({ sizes: values.sizes?.split(',').map(Number), rounds: num(values.rounds), memoryRounds: num(values['memory-rounds']) }));
-  process.exit(0);
-}
+  return benchWebanalytics({ sizes: values.sizes?.split(',').map(Number), rounds: num(values.rounds), memoryRounds: num(values['memory-rounds']) });
+});
