@@ -7,7 +7,8 @@
  *   4. the bulk site import: a 4,000-row file through `webperf sites import` vs the CLI's fixed cost;
  *   5. Lighthouse's configuration as each page load resolves it: the audits' metadata built each
  *      time (Lighthouse's way) vs kept once per process;
- *   6. only when named (`npm run bench -- scale [options]`, minutes per step): K simulated runners
+ *   6. a run's save with and without its findings kept (issue 31; bench/store.ts);
+ *   7. only when named (`npm run bench -- scale [options]`, minutes per step): K simulated runners
  *      against one PostgreSQL, K stepping through 25 to 400 (bench/scale.ts; its options follow
  *      the name, e.g. `-- scale --steps 25,50 --step-seconds 30`).
  * Figures are ratios measured in the same run on the same machine; absolute times vary.
@@ -19,6 +20,7 @@ import { benchAudit } from './audit.js';
 import { benchSiteImport } from './site-import.js';
 import { benchLighthouseConfig } from './lighthouse-config.js';
 import { benchScale, parseScaleArgs } from './scale.js';
+import { benchStore } from './store.js';
 
 const args = process.argv.slice(2);
 // Names are the arguments before the first option; the options are the scale bench's.
@@ -35,6 +37,10 @@ if (want('api')) {
   console.log('\n## Results API (issue: premium API) and the dashboard pages (issue 11)');
   const out = await benchApi({});
   if (typeof out === 'string') console.log(out);
+}
+if (want('store')) {
+  console.log('\n## A run\'s save with its findings kept (issue 31)');
+  console.log(await benchStore());
 }
 if (want('webanalytics')) {
   console.log('\n## Agency analytics CSV (issue 10)');
