@@ -495,6 +495,17 @@ export async function benchScale(options: Partial<ScaleOptions> = {}, log: (line
         from test_runs r cross join lateral (select count(*)::int as results from test_results x where x.run_id = r.id) n
         where r.created_at >= ${span.from} and r.created_at < ${span.to}`.execute(admin);
       Object.assign(figures[i], { runsFailed: check.failed, storedTwice: check.twice, lost: check.lost });
+      if (check.twice > 0) {
+        // What a run with more results than types holds: each type's results, when, and the run's state.
+        const { rows } = await sql<{ id: string; status: string; error: string | null; types: string }>`
+          select r.id, r.status, r.error, string_agg(x.type_of_test || ':' || x.n || '@' || x.dates, ' ' order by x.type_of_test) as types
+          from test_runs r cross join lateral (
+            select type_of_test, count(*) as n, string_agg(to_char(test_date, 'HH24:MI:SS.MS'), ',') as dates from test_results where run_id = r.id group by type_of_test having count(*) > 1
+          ) x
+          where r.created_at >= ${span.from} and r.created_at < ${span.to}
+          group by r.id, r.status, r.error order by r.id limit 3`.execute(admin);
+        for (const row of rows) log(`step ${figures[i].runners}: run ${row.id} (${row.status}${row.error ? `, ${row.error}` : ''}) holds ${row.types}`);
+      }
     }
     return report(figures, o, { types, recordedMs: recorded.pageTestMs, hooks, delivered, maxConnections, processes, cores: os.cpus().length });
   } finally {

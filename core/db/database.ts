@@ -80,6 +80,56 @@ export function waitingForSlots(pool: pg.Pool, wait: SlotWait): pg.Pool {
   });
 }
 
+/**
+ * `pool` whose checked-out clients are destroyed, not returned to the pool, once one of their
+ * queries ran out of time on the client side (node-postgres's query_timeout: "Query read
+ * timeout"). The server may still be running that statement, inside a transaction that the
+ * ROLLBACK sent after it could not end in time either: returned to the pool, the connection would
+ * carry the open transaction to its next user, whose COMMIT would commit the abandoned writes too
+ * (the scale bench at 400 runners saw a run's results stored twice that way: the first attempt's
+ * rows committed by another save on the same connection, the retry's besides). Destroyed, the
+ * server rolls the transaction back when it sees the connection gone.
+ */
+export function releasingTimedOut(pool: pg.Pool): pg.Pool {
+  // Per client (node-postgres reuses them): the query that timed out, once one has.
+  const timedOut = new WeakMap<pg.PoolClient, { error: Error | null }>();
+  const guard = (client: pg.PoolClient): pg.PoolClient => {
+    let state = timedOut.get(client);
+    if (!state) {
+      const seen = { error: null as Error | null };
+      state = seen;
+      timedOut.set(client, seen);
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      client.query = ((...args: unknown[]) => {
+        const result = query(...args);
+        if (result instanceof Promise) {
+          result.catch((err: unknown) => {
+            if (err instanceof Error && /Query read timeout/i.test(err.message)) seen.error = err;
+          });
+        }
+        return result;
+      }) as typeof client.query;
+    }
+    // The pool gives each checkout a release of its own: wrapped each time.
+    const release = client.release.bind(client);
+    const seen = state;
+    client.release = ((err?: Error | boolean) => release(err || seen.error || undefined)) as typeof client.release;
+    return client;
+  };
+  return new Proxy(pool, {
+    get(target, property) {
+      if (property === 'connect') {
+        return (callback?: Parameters<pg.Pool['connect']>[0]) =>
+          callback
+            ? target.connect((err, client, done) => (client ? callback(err, guard(client), (e) => client.release(e)) : callback(err, client, done)))
+            : target.connect().then(guard);
+      }
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 export function createDb(connectionString: string, options: DbOptions = {}): Db {
   const queryTimeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
   const pool = new pg.Pool({
@@ -99,7 +149,7 @@ export function createDb(connectionString: string, options: DbOptions = {}): Db 
   // that would crash the process. Its query rejects anyway, which is where the failure is handled.
   pool.on('connect', (client) => void client.on('error', (err) => state.noteFailure(err)));
   // cursor: lets large reads (the agency CSV) stream with `.stream()` instead of loading every row.
-  const dialectPool = options.waitForSlots ? waitingForSlots(pool, options.waitForSlots) : pool;
+  const dialectPool = releasingTimedOut(options.waitForSlots ? waitingForSlots(pool, options.waitForSlots) : pool);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: dialectPool, cursor: readTimedCursor(queryTimeoutMs) }) });
   states.set(db, state);
   pools.set(db, pool);
