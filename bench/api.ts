@@ -234,9 +234,9 @@ export async function seedBenchData(db: Db, o: Required<Pick<BenchApiOptions, 's
       case when q.type in (21, 23, 30) then jsonb_build_object('score', round(q.rating / 5, 2), 'requests', 40 + q.run_id % 60, 'domains', jsonb_build_array('cdn.example', 'stats.example')) else '{}'::jsonb end,
       -- Six findings a result, as a plugin's problems and passed checks look; their counts and
       -- severities move from run to run, so consecutive results differ (GET /changes/).
-      (select jsonb_agg(jsonb_build_object('rule', 'regel-' || f, 'category', case f % 4 when 0 then 'a11y' when 1 then 'infosec' when 2 then 'webstandard' else 'pagespeed' end,
+      (select json_agg(json_build_object('rule', 'regel-' || f, 'category', case f % 4 when 0 then 'a11y' when 1 then 'infosec' when 2 then 'webstandard' else 'pagespeed' end,
           'severity', (array['error', 'warning', 'resolved', 'critical'])[1 + (q.run_id + f) % 4], 'count', 1 + (q.run_id * f) % 5,
-          'text', jsonb_build_object('sv', 'Fynd ' || f || ': bilder saknar alternativtext på sidan', 'en', 'Finding ' || f || ': images lack alternative text on the page')))
+          'text', json_build_object('sv', 'Fynd ' || f || ': bilder saknar alternativtext på sidan', 'en', 'Finding ' || f || ': images lack alternative text on the page')))
         from generate_series(1, 6) f),
       q.t + interval '2 minutes'
     from (

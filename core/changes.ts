@@ -30,7 +30,8 @@ export interface StoredFinding {
   locator?: string;
   value?: number;
   unit?: string;
-  text: ReportText;
+  /** The finding in the report languages: kept for problems only (a passed check or a note is never shown as a change). */
+  text?: ReportText;
 }
 
 /** A measured value within this share of the other run's is the same value (jitter). */
@@ -44,7 +45,7 @@ export function storedFinding(f: Finding): StoredFinding {
     rule: f.rule, category: f.category, severity: f.severity, count: f.count ?? 1,
     ...(f.locator ? { locator: normaliseLocator(f.locator) } : {}),
     ...(typeof f.value === 'number' && Number.isFinite(f.value) ? { value: f.value, ...(f.unit ? { unit: f.unit } : {}) } : {}),
-    text: f.text,
+    ...(PROBLEM.has(f.severity) ? { text: f.text } : {}),
   };
 }
 
@@ -110,7 +111,7 @@ export function diffFindings(before: readonly StoredFinding[], after: readonly S
     // A measurement that moved within its tolerance is the same finding, passed or not.
     if (sameValue(was.get(key), is.get(key))) continue;
     const f = (b ?? a)!;
-    const base = { key, rule: f.rule, category: f.category, locator: f.locator ?? null, text: f.text };
+    const base = { key, rule: f.rule, category: f.category, locator: f.locator ?? null, text: f.text ?? { sv: f.rule, en: f.rule } };
     if (!a) changes.push({ ...base, change: 'added', before: null, after: state(b!) });
     else if (!b) changes.push({ ...base, change: 'resolved', before: state(a), after: null });
     else if (a.severity !== b.severity || (f.category !== 'pagespeed' && a.count !== b.count)) changes.push({ ...base, change: 'changed', before: state(a), after: state(b) });
