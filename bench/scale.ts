@@ -129,7 +129,10 @@ export interface StepFigures {
   runnerErrors: string[];
   runsFailed: number;
   storedTwice: number;
+  /** Stored with results missing: lost work (must be 0). */
   lost: number;
+  /** Still queued or running when the bounded drain ended: not stored yet, not lost. */
+  open: number;
   queued: number;
 }
 
@@ -470,6 +473,7 @@ export async function benchScale(options: Partial<ScaleOptions> = {}, log: (line
         runsFailed: 0,
         storedTwice: 0,
         lost: 0,
+        open: 0,
         queued: counts.queued,
       });
       stepRuns.push({ from: a.now, to: b.now });
@@ -488,13 +492,14 @@ export async function benchScale(options: Partial<ScaleOptions> = {}, log: (line
     }
     for (const [i, span] of stepRuns.entries()) {
       // The runs queued while the step was measured (the seeded runs are older: created before the bench).
-      const { rows: [check] } = await sql<{ failed: number; twice: number; lost: number }>`
+      const { rows: [check] } = await sql<{ failed: number; twice: number; lost: number; open: number }>`
         select count(*) filter (where r.status = 'failed')::int as failed,
           count(*) filter (where n.results > ${types}::int)::int as twice,
-          count(*) filter (where r.status <> 'done' or n.results < ${types}::int)::int as lost
+          count(*) filter (where r.status = 'done' and n.results < ${types}::int)::int as lost,
+          count(*) filter (where r.status in ('queued', 'running'))::int as open
         from test_runs r cross join lateral (select count(*)::int as results from test_results x where x.run_id = r.id) n
         where r.created_at >= ${span.from} and r.created_at < ${span.to}`.execute(admin);
-      Object.assign(figures[i], { runsFailed: check.failed, storedTwice: check.twice, lost: check.lost });
+      Object.assign(figures[i], { runsFailed: check.failed, storedTwice: check.twice, lost: check.lost, open: check.open });
       if (check.twice > 0) {
         // What a run with more results than types holds: each type's results, when, and the run's state.
         const { rows } = await sql<{ id: string; status: string; error: string | null; types: string }>`
@@ -530,10 +535,10 @@ export function limiter(f: StepFigures, maxConnections: number): string {
 
 function report(figures: StepFigures[], o: ScaleOptions, about: { types: number; recordedMs: number; hooks: number; delivered: number; maxConnections: number; processes: number; cores: number }): string {
   const n = (x: number, digits = 0) => (Number.isFinite(x) ? x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '-');
-  const head = ['runners', 'offered/s', 'stored/s', 'wait p50 ms', 'wait p99 ms', 'API p99 ms', 'API req', 'conns max', 'per runner', 'active max', 'PG CPU s/1000', 'machine busy', 'WAL MB/1000', 'errors', 'twice', 'lost', 'waiting on (share of active samples)'];
+  const head = ['runners', 'offered/s', 'stored/s', 'wait p50 ms', 'wait p99 ms', 'API p99 ms', 'API req', 'conns max', 'per runner', 'active max', 'PG CPU s/1000', 'machine busy', 'WAL MB/1000', 'errors', 'twice', 'lost', 'open at end', 'waiting on (share of active samples)'];
   const rows = figures.map((f) => [
     String(f.runners), n(f.offeredPerS, 1), n(f.storedPerS, 1), n(f.waitP50Ms), n(f.waitP99Ms), n(f.apiP99Ms, 1), n(f.apiRequests), n(f.connectionsMax), n(f.perRunnerMax), n(f.activeMax),
-    n(f.pgCpuPer1000, 0), `${n(f.machineBusy * 100)} %`, n(f.walPer1000 / 1e6, 1), String(f.runnerErrors.length + f.apiErrors + f.runsFailed), String(f.storedTwice), String(f.lost),
+    n(f.pgCpuPer1000, 0), `${n(f.machineBusy * 100)} %`, n(f.walPer1000 / 1e6, 1), String(f.runnerErrors.length + f.apiErrors + f.runsFailed), String(f.storedTwice), String(f.lost), String(f.open),
     f.waits.map(([w, s]) => `${w} ${n(s * 100)} %`).join(', '),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

@@ -20,6 +20,7 @@
  * - everywhere else severity and count are exact.
  */
 import type { Category, Finding, ReportText, Severity } from './plugin-api.js';
+import type { ReportLang } from './i18n/langs.js';
 
 /** A finding as a result keeps it. */
 export interface StoredFinding {
@@ -117,6 +118,11 @@ export function diffFindings(before: readonly StoredFinding[], after: readonly S
     else if (a.severity !== b.severity || (f.category !== 'pagespeed' && a.count !== b.count)) changes.push({ ...base, change: 'changed', before: state(a), after: state(b) });
   }
   return changes;
+}
+
+/** A change as the API and the command line's json give it: its text in one report language. */
+export function changeJson(c: FindingChange, lang: ReportLang) {
+  return { change: c.change, key: c.key, rule: c.rule, category: c.category, locator: c.locator, before: c.before, after: c.after, text: c.text[lang] };
 }
 
 /** Keys that occur more than once in one result's findings: a finding without an identity of its own. */

@@ -14,7 +14,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { budgetMessage, evaluateBudgets, type BudgetResult } from '../core/budgets.js';
-import { diffFindings, storedFinding, type FindingChange, type StoredFinding } from '../core/changes.js';
+import { changeJson, diffFindings, storedFinding, type FindingChange, type StoredFinding } from '../core/changes.js';
 import type { Config } from '../core/config.js';
 import { isLang, LANGS, reportLang, type Lang } from '../core/i18n/langs.js';
 import { junitReport } from '../core/junit-report.js';
@@ -202,10 +202,6 @@ function compare(earlier: Earlier, outcomes: readonly TestOutcome[]): Compared[]
     if (!b || o.error !== null || (b as { error?: unknown }).error) return [];
     return [{ typeOfTest: o.typeOfTest, from: b.rating, to: o.rating, changes: b.findings ? diffFindings(b.findings, o.findings.map(storedFinding)) : null }];
   });
-}
-
-function changeJson(c: FindingChange, lang: 'sv' | 'en') {
-  return { change: c.change, key: c.key, rule: c.rule, category: c.category, locator: c.locator, before: c.before, after: c.after, text: c.text[lang] };
 }
 
 const rated = (r: number) => (r < 1 ? '-' : r.toFixed(2));

@@ -71,9 +71,14 @@ export function waitingForSlots(pool: pg.Pool, wait: SlotWait): pg.Pool {
       }
     }
   };
+  return withConnect(pool, ((callback?: Parameters<pg.Pool['connect']>[0]) => (callback ? pool.connect(callback) : connect())) as pg.Pool['connect']);
+}
+
+/** `pool` with its `connect` replaced (both forms: a promise, or a callback), everything else its own. */
+function withConnect(pool: pg.Pool, connect: pg.Pool['connect']): pg.Pool {
   return new Proxy(pool, {
     get(target, property) {
-      if (property === 'connect') return (callback?: Parameters<pg.Pool['connect']>[0]) => (callback ? target.connect(callback) : connect());
+      if (property === 'connect') return connect;
       const value = Reflect.get(target, property, target) as unknown;
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
@@ -116,18 +121,10 @@ export function releasingTimedOut(pool: pg.Pool): pg.Pool {
     client.release = ((err?: Error | boolean) => release(err || seen.error || undefined)) as typeof client.release;
     return client;
   };
-  return new Proxy(pool, {
-    get(target, property) {
-      if (property === 'connect') {
-        return (callback?: Parameters<pg.Pool['connect']>[0]) =>
-          callback
-            ? target.connect((err, client, done) => (client ? callback(err, guard(client), (e) => client.release(e)) : callback(err, client, done)))
-            : target.connect().then(guard);
-      }
-      const value = Reflect.get(target, property, target) as unknown;
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  return withConnect(pool, ((callback?: Parameters<pg.Pool['connect']>[0]) =>
+    callback
+      ? pool.connect((err, client, done) => (client ? callback(err, guard(client), (e) => client.release(e)) : callback(err, client, done)))
+      : pool.connect().then(guard)) as pg.Pool['connect']);
 }
 
 export function createDb(connectionString: string, options: DbOptions = {}): Db {

@@ -176,16 +176,23 @@ interface PreviousResult {
   id: number;
   rating: number;
   test_date: string;
-  findings: StoredFinding[] | null;
 }
 
 const SEVERITY_ORDER: Record<Severity, number> = { critical: 0, error: 1, warning: 2, info: 3, resolved: 4 };
 
+/** The findings of two results (null: stored before findings were kept). */
+async function findingsOf(db: Executor, before: number, after: number): Promise<[StoredFinding[] | null, StoredFinding[] | null]> {
+  const { rows } = await sql<{ id: number; findings: StoredFinding[] | null }>`
+    select id::int as id, findings from test_results where id in (${before}::bigint, ${after}::bigint)`.execute(db);
+  const of = (id: number) => rows.find((x) => x.id === id)?.findings ?? null;
+  return [of(before), of(after)];
+}
+
 /** What explains a drop: problems added, or worse (a graver severity, a larger count), the worst first, bounded per category. */
-export function dropChanges(previous: PreviousResult, findings: StoredFinding[] | null): DropChanges {
+export function dropChanges(previous: PreviousResult, before: StoredFinding[] | null, findings: StoredFinding[] | null): DropChanges {
   const since = { result_id: previous.id, test_date: previous.test_date, rating: previous.rating };
-  if (!previous.findings || !findings) return { since, findings_known: false, added: {}, more: 0 };
-  const worse = diffFindings(previous.findings, findings).filter((c) =>
+  if (!before || !findings) return { since, findings_known: false, added: {}, more: 0 };
+  const worse = diffFindings(before, findings).filter((c) =>
     c.change === 'added' || (c.change === 'changed' && c.before && c.after && (SEVERITY_ORDER[c.after.severity] < SEVERITY_ORDER[c.before.severity] || c.after.count > c.before.count)));
   worse.sort((a, b) => SEVERITY_ORDER[a.after!.severity] - SEVERITY_ORDER[b.after!.severity] || b.after!.count - a.after!.count || a.key.localeCompare(b.key));
   const added: DropChanges['added'] = {};
@@ -206,7 +213,6 @@ interface ResultForWebhook extends WebhookResultData {
   id: number;
   site_id: number;
   private: boolean;
-  findings: StoredFinding[] | null;
 }
 
 async function readResults(db: Executor, ids: readonly number[]): Promise<ResultForWebhook[]> {
@@ -219,7 +225,7 @@ async function readResults(db: Executor, ids: readonly number[]): Promise<Result
       coalesce(r.reports -> ${WEBHOOK_REPORT_LANG}::text ->> 'perf', '') as check_report_perf,
       coalesce(r.reports -> ${WEBHOOK_REPORT_LANG}::text ->> 'stand', '') as check_report_stand,
       coalesce(r.reports -> ${WEBHOOK_REPORT_LANG}::text ->> 'sec', '') as check_report_sec,
-      r.json_check_data::text as json_check_data, r.findings
+      r.json_check_data::text as json_check_data
     from test_results r where r.id = any(${ids.map(Number)}::bigint[]) order by r.id`.execute(db);
   return rows;
 }
@@ -266,7 +272,7 @@ export async function queueWebhookDeliveries(trx: Transaction<DB>, siteId: numbe
     let previous: PreviousResult | null = null;
     if (threshold !== null) {
       const prev = await sql<PreviousResult>`
-        select id::int as id, rating::float8 as rating, findings,
+        select id::int as id, rating::float8 as rating,
           to_char(test_date at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as test_date
         from test_results
         where site_id = ${siteId}::int and type_of_test = ${r.type_of_test}::int and not private and rating >= 1
@@ -275,6 +281,8 @@ export async function queueWebhookDeliveries(trx: Transaction<DB>, siteId: numbe
       previous = prev.rows[0] ?? null;
     }
     if (!passesThreshold(threshold, r.rating, previous?.rating ?? null)) continue;
+    // A drop: only then are the two results' findings read (this runs inside the run's save).
+    const changes = threshold !== null && previous ? dropChanges(previous, ...(await findingsOf(trx, previous.id, r.id))) : null;
     const payload: WebhookPayload = {
       api_version: hook.api_version,
       uri: hook.item_uri,
@@ -283,7 +291,7 @@ export async function queueWebhookDeliveries(trx: Transaction<DB>, siteId: numbe
       result_count: '1',
       data: dataOf(r),
       // A drop past the threshold carries what explains it.
-      ...(threshold !== null && previous ? { changes: dropChanges(previous, r.findings) } : {}),
+      ...(changes ? { changes } : {}),
     };
     const row = await trx
       .insertInto('webhook_deliveries')

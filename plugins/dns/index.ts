@@ -90,7 +90,7 @@ export function createDnsPlugin(settings?: ZonemasterSettings) {
     async run(artifacts, context) {
       const options = settings ?? settingsFromEnv(process.env, ZONEMASTER_TIMEOUT_MS);
       // A runner without Zonemaster says so first, whatever the zone.
-      zonemasterProgram(options);
+      const program = zonemasterProgram(options);
       const zone = zoneOf(artifacts.requestedUrl);
       if (!zone) return notRated({ sv: 'Adressen är en IP-adress, inte en domän: det finns ingen DNS-zon att testa.', en: 'The address is an IP address, not a domain: there is no DNS zone to test.' }, { failed: 'no-domain' });
       // A label may not begin with a hyphen (RFC 1123): such a name is no zone, and on Zonemaster's
@@ -101,7 +101,7 @@ export function createDnsPlugin(settings?: ZonemasterSettings) {
       const check = await checkNameServers(zone, context.probes);
       if (!check.ok) return notRated(check.text, { zone, ...check.data });
       context.signal.throwIfAborted();
-      const run = await runZonemaster(zone, options, context.signal);
+      const run = await runZonemaster(zone, options, context.signal, program);
       const ran = criteria(run.entries);
       const counts = count(ran);
       const data = {

@@ -156,9 +156,8 @@ export interface ZonemasterRun {
   elapsedMs: number;
 }
 
-/** Zonemaster's run over `zone`, every entry at level INFO and up. */
-export async function runZonemaster(zone: string, settings: ZonemasterSettings, signal: AbortSignal): Promise<ZonemasterRun> {
-  const program = zonemasterProgram(settings);
+/** Zonemaster's run over `zone`, every entry at level INFO and up (`program`: its path, when already found). */
+export async function runZonemaster(zone: string, settings: ZonemasterSettings, signal: AbortSignal, program = zonemasterProgram(settings)): Promise<ZonemasterRun> {
   const args = ['--json-stream', '--level', 'INFO', '--show-testcase', '--no-ipv6', '--no-progress', ...(settings.hints ? ['--hints', settings.hints] : []), zone];
   const started = performance.now();
   const run = await runBounded(program, args, { timeoutMs: settings.timeoutMs, maxBytes: MAX_OUTPUT_BYTES, signal });

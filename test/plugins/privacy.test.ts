@@ -250,8 +250,11 @@ t.test('C, under github.io: a third party by the public suffix list, a listed tr
   t.equal(data.site, 'exempelby.github.io');
   t.strictSame(data.sections.third_parties.hosts, ['cdn.jsdelivr.net', 'statistik.github.io', 'www.google-analytics.com']);
   t.strictSame(data.sections.third_parties.trackers, [{ host: 'www.google-analytics.com', listed: 'google-analytics.com' }]);
-  t.strictSame(data.sections.cookies.cookies, [
-    { name: 'stats_id', domain: 'statistik.github.io', first_party: false, secure: true, http_only: true, same_site: 'None', lifetime_s: null, stored: false },
+  // Each cookie as [name, domain, first_party, secure, http_only, same_site, lifetime_s, stored], the fields' order in data.
+  const cookieFields = ['name', 'domain', 'first_party', 'secure', 'http_only', 'same_site', 'lifetime_s', 'stored'];
+  t.strictSame((data.sections.cookies.cookies as Record<string, unknown>[]).map((c) => Object.keys(c)), [cookieFields], 'the fields of a cookie, no more');
+  t.strictSame((data.sections.cookies.cookies as Record<string, unknown>[]).map((c) => cookieFields.map((f) => c[f])), [
+    ['stats_id', 'statistik.github.io', false, true, true, 'None', null, false],
   ], 'Chromium refused the third-party cookie; its Set-Cookie still counts');
   t.strictSame(data.sections.sri.without_integrity, [
     'stylesheet https://cdn.jsdelivr.net/npm/a.css',

@@ -5,8 +5,7 @@
  * document).
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { FindingChange } from '../../../core/changes.js';
-import { VALUE_TOLERANCE, UNIT_FLOOR } from '../../../core/changes.js';
+import { changeJson, VALUE_TOLERANCE, UNIT_FLOOR } from '../../../core/changes.js';
 import { WebperfError } from '../../../core/errors.js';
 import type { ReportLang } from '../../../core/i18n/langs.js';
 import { parseTestnums } from '../../../core/quota.js';
@@ -137,15 +136,11 @@ const sideOut = (s: ResultSide) => ({
   ratings: { overall: s.rating < 1 ? null : s.rating, ...s.ratings },
 });
 
-const changeOut = (c: FindingChange, lang: ReportLang) => ({
-  change: c.change, key: c.key, rule: c.rule, category: c.category, locator: c.locator, before: c.before, after: c.after, text: c.text[lang],
-});
-
 export function pairOut(p: ChangePair, lang: ReportLang) {
   const from = sideOut(p.from);
   const to = sideOut(p.to);
   const rating = Object.fromEntries((['overall', 'a11y', 'infosec', 'pagespeed', 'webstandard'] as const).map((k) => [k, ratingChange(from.ratings[k], to.ratings[k])]));
-  return { type_of_test: p.typeOfTest, from, to, rating_change: rating, findings_known: p.changes !== null, changes: (p.changes ?? []).map((c) => changeOut(c, lang)) };
+  return { type_of_test: p.typeOfTest, from, to, rating_change: rating, findings_known: p.changes !== null, changes: (p.changes ?? []).map((c) => changeJson(c, lang)) };
 }
 
 const changes: FastifyPluginAsync<PremiumOptions> = async (app, opts) => {
