@@ -34,16 +34,20 @@ export interface CounterState {
  * overwrite: the count a statement returns includes every request counted before it. A window
  * that has run out restarts at the requests of this statement. The rows are written in key order
  * so that two batches over the same keys lock them in the same order and cannot deadlock.
+ *
+ * Times are the statement's start (now()). A statement that waited for another's lock on a row
+ * that one had just inserted finds the window opened after its own start: its age is then 0, not
+ * below (which gave a window longer than its length, seen under load with two processes).
  */
 const INCREMENT: PreparedStatement = {
-  name: 'webperf_rate_limit_increment_1',
+  name: 'webperf_rate_limit_increment_2',
   text: `
     insert into rate_limit_counters as c (key, window_start, count)
     select i.key, now(), i.by from unnest($1::bytea[], $2::int[]) as i(key, by) order by i.key
     on conflict (key) do update set
       count = case when c.window_start + $3::int * interval '1 millisecond' <= now() then excluded.count else c.count + excluded.count end,
       window_start = case when c.window_start + $3::int * interval '1 millisecond' <= now() then now() else c.window_start end
-    returning c.key, c.count, extract(epoch from now() - c.window_start)::float8 * 1000 as age_ms`,
+    returning c.key, c.count, greatest(0, extract(epoch from now() - c.window_start)::float8 * 1000) as age_ms`,
 };
 
 /** Adds each increment to its counter's window of `windowMs` (keys distinct); the counters after it, in no particular order. */

@@ -10,7 +10,7 @@ import { sql } from '../../core/db/kysely.js';
 import t from 'tap';
 import { createDb, type Db } from '../../core/db/database.js';
 import { SharedWindowCounter, type CountingIn, type WindowCount } from '../../core/rate-limit-counters.js';
-import { counterDigest, sweepCounters } from '../../core/store/rate-limits.js';
+import { counterDigest, incrementCounters, sweepCounters } from '../../core/store/rate-limits.js';
 import { createTestDb } from '../helpers/db.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 
@@ -111,6 +111,21 @@ t.test('windows follow the database\'s clock: opened by the first request, over 
   t.strictSame(await incr(counter, 'ip:192.0.2.1'), { current: 1, ttl: WINDOW_MS }, 'a window a minute old is over: a new one opens');
   const fresh = await row(db, 'ip:192.0.2.1');
   t.ok(fresh && fresh.age_ms < 5_000, 'the new window opened now');
+});
+
+t.test('a statement that started before another opened the window: the window is never longer than its length', async (t) => {
+  const { db, url } = await createTestDb(t);
+  const other = ownDb(url, t);
+  // This statement's now() is fixed when its transaction begins; another process then opens the
+  // window 300 ms later by the clock, before this statement reaches the row (as when it waited
+  // for that one's lock).
+  const states = await db.transaction().execute(async (trx) => {
+    await sql`select now()`.execute(trx);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await incrementCounters(other, [{ key: counterDigest('key:race'), by: 1 }], WINDOW_MS);
+    return incrementCounters(trx, [{ key: counterDigest('key:race'), by: 1 }], WINDOW_MS);
+  });
+  t.strictSame(states.map((s) => [s.count, s.ageMs]), [[2, 0]], 'counted in that window, its age 0 (not -300 ms)');
 });
 
 t.test('expired counters are swept', async (t) => {
