@@ -45,9 +45,9 @@ import { isWebperfError } from '../../core/errors.js';
 import { getSite, type SiteRecord } from '../../core/store/sites.js';
 import { CACHE_CHANNEL, onLocalCacheEvent, parseCacheEvent, type CacheEvent } from '../../core/store/notify.js';
 
-/** A serialised answer and its entity tag. */
+/** A serialised answer, encoded once (UTF-8: a hit writes the bytes as they are), and its entity tag. */
 export interface CachedResponse {
-  body: string;
+  body: Buffer;
   etag: string;
 }
 
@@ -67,8 +67,8 @@ export interface CacheOptions {
   keyEntries?: number;
   siteEntries?: number;
   responseEntries?: number;
-  /** Most characters of cached bodies held in total. */
-  responseChars?: number;
+  /** Most bytes of cached bodies held in total. */
+  responseBytes?: number;
   pageEntries?: number;
   /** Most bytes of rendered pages (HTML and compressed forms) held in total. */
   pageBytes?: number;
@@ -84,7 +84,7 @@ const DEFAULTS: Required<CacheOptions> = {
   keyEntries: 10_000,
   siteEntries: 10_000,
   responseEntries: 20_000,
-  responseChars: 64 * 1024 * 1024,
+  responseBytes: 64 * 1024 * 1024,
   // The dashboard: 310 websites and a few dozen start-page queries, in two languages.
   pageEntries: 5_000,
   pageBytes: 64 * 1024 * 1024,
@@ -111,7 +111,7 @@ export class ResultsCache {
     const o = { ...DEFAULTS, ...options };
     this.keys = new LruCache({ name: 'keys', max: o.keyEntries, ttlMs: o.ttlMs });
     this.sites = new LruCache({ name: 'sites', max: o.siteEntries, ttlMs: o.ttlMs });
-    this.responses = new LruCache({ name: 'responses', max: o.responseEntries, ttlMs: o.ttlMs, maxWeight: o.responseChars, weigh: (r) => r.body.length });
+    this.responses = new LruCache({ name: 'responses', max: o.responseEntries, ttlMs: o.ttlMs, maxWeight: o.responseBytes, weigh: (r) => r.body.length });
     // Compressed forms are added to an entry after it is stored: its weight counts them up front
     // (HTML in UTF-8 plus about a third of it for the two compressed forms).
     this.pages = new LruCache({ name: 'pages', max: o.pageEntries, ttlMs: o.ttlMs, maxWeight: o.pageBytes, weigh: (p) => Math.ceil(Buffer.byteLength(p.html) * 1.34) });
@@ -311,7 +311,7 @@ declare module 'fastify' {
 }
 
 /** A strong ETag of a serialised body: computed once per cached entry. */
-function etagOf(body: string): string {
+function etagOf(body: string | Buffer): string {
   return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
 }
 
@@ -335,7 +335,7 @@ export default fp<CacheOptions>(
         const token = cache.responses.token();
         const { payload, cacheable } = await build();
         // The route's response schema serialises it (the allow-list), once per cached entry.
-        const body = String(this.serialize(payload));
+        const body = Buffer.from(String(this.serialize(payload)));
         entry = { body, etag: etagOf(body) };
         if (cacheable) cache.responses.set(cacheKey, entry, { tags, token });
       }
