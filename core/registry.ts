@@ -19,6 +19,8 @@ export const BUILTIN_PLUGIN_DIR = path.join(CODE_ROOT, 'plugins');
 
 export class PluginRegistry {
   private readonly byId = new Map<number, TestPlugin>();
+  /** testTypes(), made once per set of plugins (routes read it per request). */
+  private catalogue: readonly TestType[] | null = null;
 
   constructor(plugins: readonly TestPlugin[] = []) {
     for (const p of plugins) this.register(p);
@@ -28,6 +30,7 @@ export class PluginRegistry {
     assertValidPlugin(plugin);
     if (this.byId.has(plugin.meta.id)) throw new Error(`Two plugins claim type_of_test ${plugin.meta.id}`);
     this.byId.set(plugin.meta.id, plugin);
+    this.catalogue = null;
   }
 
   get(id: number): TestPlugin | undefined {
@@ -50,8 +53,8 @@ export class PluginRegistry {
   }
 
   /** Every test type clients may meet: the registered plugins (available) and the static catalogue. */
-  testTypes(): TestType[] {
-    return testTypeCatalogue(this.all());
+  testTypes(): readonly TestType[] {
+    return (this.catalogue ??= Object.freeze(testTypeCatalogue(this.all())));
   }
 
   /** One test type by id, registered or static. */
