@@ -116,6 +116,17 @@ const cacheLookups = new Counter({
   registers: [registry],
 });
 
+const rateLimitInMemory = new Gauge({
+  name: 'webperf_rate_limit_counting_in_memory',
+  help: '1 while this API process counts the rate limit in its own memory because the count shared in PostgreSQL did not answer in time (each process then limits on its own), else 0',
+  registers: [registry],
+});
+const rateLimitFallbacks = new Counter({
+  name: 'webperf_rate_limit_fallbacks_total',
+  help: 'Times this API process began counting the rate limit in its own memory (the shared count in PostgreSQL did not answer)',
+  registers: [registry],
+});
+
 // --- read from the database at scrape time ----------------------------------------------------
 
 /** What one query reads for a scrape. */
@@ -313,6 +324,12 @@ export function recordHttpRequest(method: string, route: string | null, status: 
   const r = route ?? 'unmatched';
   httpRequests.inc({ method, route: r, status_class: `${Math.floor(status / 100)}xx` });
   httpDuration.observe({ method, route: r }, durationMs / 1000);
+}
+
+/** Where this process's rate limit counts now: the shared count in the database, or its memory while that one does not answer. */
+export function recordRateLimitCounting(where: 'database' | 'memory'): void {
+  rateLimitInMemory.set(where === 'memory' ? 1 : 0);
+  if (where === 'memory') rateLimitFallbacks.inc();
 }
 
 /** A counter of one cache's lookups, bound to its name once (the lookup is a hot path). */

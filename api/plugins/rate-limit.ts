@@ -24,6 +24,7 @@ import fp from 'fastify-plugin';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { WebperfError } from '../../core/errors.js';
+import { recordRateLimitCounting } from '../../core/metrics.js';
 import { MemoryWindowCounter, SharedWindowCounter, type CountCallback, type WindowCounter } from '../../core/rate-limit-counters.js';
 
 /** For route descriptions. */
@@ -74,6 +75,7 @@ function counterOf(app: FastifyInstance): WindowCounter {
     : new SharedWindowCounter(db, {
         windowMs: WINDOW_MS,
         onSwitch: (to, reason) => {
+          recordRateLimitCounting(to);
           if (to === 'memory') app.log.warn(`rate limit: counting in this process's memory for now, not in the database shared by the API processes (${reason})`);
           else app.log.info('rate limit: counting in the database again');
         },
@@ -81,6 +83,15 @@ function counterOf(app: FastifyInstance): WindowCounter {
       });
   counters.set(app.deps, counter);
   return counter;
+}
+
+/**
+ * The store of a limit of this application's own (the portal's sign-in) counted where the premium
+ * limit counts: in PostgreSQL by default, one count for every API process. Names of its counters
+ * must not be those of the premium limit (`key:…`, `ip:…`).
+ */
+export function sharedRateLimitStore(app: FastifyInstance) {
+  return storeOf(counterOf(app));
 }
 
 /** The counter of a request: the key's id when it resolves (never the key itself), else the client address. */
@@ -107,7 +118,7 @@ export default fp(async (app) => {
     timeWindow: WINDOW_MS,
     hook: 'onRequest',
     keyGenerator: counterKey,
-    store: storeOf(counterOf(app)),
+    store: sharedRateLimitStore(app),
     errorResponseBuilder: (_request, context) =>
       new WebperfError('RATE_LIMITED', `Rate limit exceeded: at most ${context.max} requests per minute per api-key; retry in ${context.after}`),
   });

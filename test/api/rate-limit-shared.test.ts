@@ -4,7 +4,7 @@
  * 429 from either, with the same headers as one process gives; another key and the client address
  * count apart; a burst split over both processes lets exactly the limit through; windows are the
  * database's (set back in the table, both processes follow); the table holds SHA-256 hashes of the
- * counters' names, never a key. And the
+ * counters' names, never a key; the portal's sign-in limit is one count across the processes too. And the
  * database unreachable under the API: requests are still answered, counted in the process's
  * memory, with one warning in the log, and counted in the database again once it is back.
  */
@@ -16,10 +16,12 @@ import { sql } from '../../core/db/kysely.js';
 import t from 'tap';
 import { buildApp } from '../../api/app.js';
 import { loadConfig } from '../../core/config.js';
+import { metricsText } from '../../core/metrics.js';
 import { createDb } from '../../core/db/database.js';
 import { PluginRegistry } from '../../core/registry.js';
 import { createKey } from '../../core/store/keys.js';
 import { counterDigest } from '../../core/store/rate-limits.js';
+import { SIGN_IN_PER_MINUTE } from '../../api/web/portal/common.js';
 import { spawnWebperf, stopProcess } from '../../chaos/processes.js';
 import { createTestDb } from '../helpers/db.js';
 import { seedSite } from '../helpers/seed.js';
@@ -71,7 +73,8 @@ t.test('two `webperf api` processes on one database share each key\'s limit', as
     const res = await get(apis[i % 2], routes[i % routes.length], A.key);
     t.equal(res.status, 200, `request ${i} (process ${1 + (i % 2)}) passes`);
     t.strictSame([res.limit, res.remaining], [String(LIMIT), String(LIMIT - i)], `request ${i}: ${LIMIT - i} left, counted over both processes`);
-    t.ok(['59', '60'].includes(res.reset!), `request ${i}: reset ${res.reset}`);
+    // Seconds left of the window opened by the first request (a loaded machine may take seconds for ten).
+    t.ok(Number(res.reset) >= 50 && Number(res.reset) <= 60, `request ${i}: reset ${res.reset}`);
     t.equal(res.retryAfter, null);
   }
   for (const [n, api] of apis.entries()) {
@@ -81,7 +84,7 @@ t.test('two `webperf api` processes on one database share each key\'s limit', as
     const after = over.retryAfter === '60' ? '1 minute' : `${over.retryAfter} seconds`;
     t.strictSame(over.body, { statusCode: 429, error: 'RATE_LIMITED', message: `Rate limit exceeded: at most ${LIMIT} requests per minute per api-key; retry in ${after}` });
     t.strictSame([over.limit, over.remaining], [String(LIMIT), '0']);
-    t.ok(['59', '60'].includes(over.retryAfter!), `Retry-After ${over.retryAfter}`);
+    t.ok(Number(over.retryAfter) >= 50 && Number(over.retryAfter) <= 60, `Retry-After ${over.retryAfter}`);
     t.equal(over.retryAfter, over.reset);
   }
 
@@ -135,6 +138,21 @@ t.test('two `webperf api` processes on one database share each key\'s limit', as
   }
   const logs = [...one.lines, ...two.lines].join('\n');
   t.notOk([A, B, C].some((k) => logs.includes(k.key)), 'nor in either process\'s output');
+
+  // The portal's sign-in limit (per client address) is one count across the processes too, apart
+  // from the premium routes' count of the same address. It counts before the form is read: the
+  // attempts within it are refused for their missing CSRF token (403), the one after it with 429.
+  const signIn = (base: string) => fetch(`${base}/portal/sign-in`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=a%40b.example&password=x', redirect: 'manual' });
+  const statuses: number[] = [];
+  for (let i = 0; i <= SIGN_IN_PER_MINUTE; i++) statuses.push((await signIn(apis[i % 2])).status);
+  t.strictSame(statuses, [...Array(SIGN_IN_PER_MINUTE).fill(403), 429], `${SIGN_IN_PER_MINUTE} attempts over both processes, then 429`);
+  const refused = await signIn(apis[0]);
+  t.strictSame([refused.status, (await refused.json()).error], [429, 'RATE_LIMITED'], 'from either');
+  const counts = (await sql<{ key: Buffer; count: number }>`select key, count from rate_limit_counters`.execute(db)).rows;
+  // At least the attempts made (a process may lease counts ahead, as for the premium keys above).
+  const signIns = counts.find((r) => r.key.equals(counterDigest('sign-in:127.0.0.1')))?.count ?? 0;
+  t.ok(signIns >= SIGN_IN_PER_MINUTE + 2, `one counter, named by a hash (${signIns})`);
+  t.equal(counts.find((r) => r.key.equals(counterDigest('ip:127.0.0.1')))?.count, 3, 'the premium routes\' count of the address is untouched');
 });
 
 t.test('the database unreachable under the API: answered, counted in memory, one warning, then the database again', async (t) => {
@@ -176,6 +194,8 @@ t.test('the database unreachable under the API: answered, counted in memory, one
   const warnings = () => log.trim().split('\n').map((l) => JSON.parse(l)).filter((l) => /^rate limit:/.test(l.msg ?? ''));
   t.equal(warnings().length, 1, 'one line in the log');
   t.match(warnings()[0], { level: 40, msg: /counting in this process's memory/ });
+  const metric = async () => (await metricsText()).body.split('\n').filter((l) => /^webperf_rate_limit_(counting_in_memory|fallbacks_total) /.test(l));
+  t.strictSame(await metric(), ['webperf_rate_limit_counting_in_memory 1', 'webperf_rate_limit_fallbacks_total 1'], 'and in the metrics, for an alert');
 
   proxy.set('pass');
   // Asked again after 5 s (retryAfterMs): from then on counted in the database, from its own count.
@@ -187,5 +207,6 @@ t.test('the database unreachable under the API: answered, counted in memory, one
   }
   t.equal(again.remaining, String(LIMIT - 3), 'the database\'s count again (two before, this one)');
   t.strictSame(warnings().map((l) => [l.level, l.msg]), [[40, warnings()[0].msg], [30, 'rate limit: counting in the database again']]);
+  t.strictSame(await metric(), ['webperf_rate_limit_counting_in_memory 0', 'webperf_rate_limit_fallbacks_total 1'], 'the metric back at 0');
   t.notOk(log.includes(key), 'the key is nowhere in the log');
 });

@@ -1,6 +1,7 @@
 /**
  * Signing in and out, the one-time password link, and changing the password.
- * Sign-in is rate-limited per client address (@fastify/rate-limit) and locks the account after
+ * Sign-in is rate-limited per client address (@fastify/rate-limit, counted as the premium limit
+ * is: one count for every API process, api/plugins/rate-limit.ts) and locks the account after
  * MAX_FAILED_SIGN_INS wrong passwords in a row (core/store/users.ts). A successful sign-in gets a
  * new session id (no session fixation).
  */

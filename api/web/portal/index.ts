@@ -19,6 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { WebperfError } from '../../../core/errors.js';
 import { getSetting, setSetting } from '../../../core/store/sites.js';
 import { getPortalUser, purgeExpiredSessions, type PortalUser } from '../../../core/store/users.js';
+import { sharedRateLimitStore } from '../../plugins/rate-limit.js';
 import { translator } from '../i18n/index.js';
 import { chooseLang } from '../lang.js';
 import { PgSessionStore, type PortalSessionData } from './session-store.js';
@@ -99,7 +100,9 @@ const portal: FastifyPluginAsync = async (app) => {
     cookie: { path: '/', httpOnly: true, sameSite: 'lax', secure: 'auto', maxAge: SESSION_MAX_AGE_MS },
   });
   await app.register(csrf, { sessionPlugin: '@fastify/session' });
-  await app.register(rateLimit, { global: false });
+  // Sign-in attempts per client address, counted where the premium limit counts (shared by the
+  // API processes), under names of their own.
+  await app.register(rateLimit, { global: false, store: sharedRateLimitStore(app), keyGenerator: (request) => `sign-in:${request.ip}` });
 
   app.decorateRequest('portalUser', null);
   app.addHook('preHandler', async (request, reply) => {
