@@ -107,14 +107,16 @@ export async function readChanges(db: Db, siteId: number, q: ChangesQuery): Prom
   // Not by a window over the site's whole history (a sort of every result: 27 ms for two years of
   // daily runs of 10 types): one pass over the site's judgements counts the pairs per type, the
   // page's later results come newest first from the (site_id, test_date) index, and each finds
-  // the judgement before it of its type by a short scan back from it. A type's first judgement
-  // has no earlier one: at most one such result per type is read past the page and dropped.
+  // the judgement before it of its type by a short scan back from it, which ends at the type's
+  // first judgement (a type's first judgement, or a type tested rarely among daily ones, would
+  // otherwise read back through the whole history). A type's first judgement has no earlier one:
+  // at most one such result per type is read past the page and dropped.
   const judged = sql`site_id = ${siteId} and not private and error is null ${types}`;
   const inRange = q.kind === 'range' ? sql`test_date >= ${q.since} and test_date < ${q.until}` : sql`true`;
   const earlier = sql`
     select e.id from test_results e
     where e.site_id = ${siteId} and e.type_of_test = l.type_of_test and not e.private and e.error is null
-      and (e.test_date, e.id) < (l.test_date, l.id)
+      and (e.test_date, e.id) < (l.test_date, l.id) and e.test_date >= pt.first
     order by e.test_date desc, e.id desc limit 1`;
   const { rows } = q.kind === 'range'
     ? await sql<{ id: string | null; prev_id: string | null; type_of_test: number | null; total: string }>`
@@ -133,22 +135,23 @@ export async function readChanges(db: Db, siteId: number, q: ChangesQuery): Prom
           select id, type_of_test, test_date from test_results where ${judged} and ${inRange}
           order by test_date desc, type_of_test, id desc
           limit ${q.offset + q.limit} + c.firsts
-        ) l cross join lateral (${earlier}) prev
+        ) l join per_type pt on pt.type_of_test = l.type_of_test
+        cross join lateral (${earlier}) prev
         order by l.test_date desc, l.type_of_test, l.id desc
         offset ${q.offset} limit ${q.limit}
       ) p on true
       order by p.test_date desc, p.type_of_test, p.id desc`.execute(db)
     : await sql<{ id: string | null; prev_id: string | null; type_of_test: number | null; total: string }>`
       with per_type as (
-        select type_of_test, max(test_date) as last from test_results where ${judged}
+        select type_of_test, min(test_date) as first, max(test_date) as last from test_results where ${judged}
         group by type_of_test having count(*) > 1
       ), counted as (select count(*) as total from per_type)
       select c.total, p.id, p.prev_id, p.type_of_test
       from counted c left join lateral (
         select l.id, l.type_of_test, l.test_date, prev.id as prev_id
-        from (select type_of_test from per_type order by last desc, type_of_test offset ${q.offset} limit ${q.limit}) t
+        from (select type_of_test, first from per_type order by last desc, type_of_test offset ${q.offset} limit ${q.limit}) pt
         cross join lateral (
-          select id, type_of_test, test_date from test_results where ${judged} and type_of_test = t.type_of_test
+          select id, type_of_test, test_date from test_results where ${judged} and type_of_test = pt.type_of_test
           order by test_date desc, id desc limit 1
         ) l cross join lateral (${earlier}) prev
       ) p on true
