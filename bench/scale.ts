@@ -265,9 +265,13 @@ export async function benchScale(options: Partial<ScaleOptions> = {}, log: (line
     await ensureDatabase(server.adminUrl, 'webperf_scale');
     const url = server.urlFor('webperf_scale');
     log(`embedded PostgreSQL on port ${server.port} (max_connections ${maxConnections}), ${os.cpus().length} cores`);
-    const adminPool = new pg.Pool({ connectionString: `${url}?application_name=bench`, max: 3 });
+    // The bench's own connections, opened now and kept (no idle timeout): at 400 runners the server's
+    // slots are all taken, and a connection opened then for the drain's checks was refused (53300).
+    const adminPool = new pg.Pool({ connectionString: `${url}?application_name=bench`, max: 3, idleTimeoutMillis: 0 });
     // An idle connection ended by the server (its stop at the end) must not end the bench.
     adminPool.on('error', () => {});
+    const opened = await Promise.all([0, 1, 2].map(() => adminPool.connect()));
+    for (const c of opened) c.release();
     const admin = new Kysely<DB>({ dialect: new PostgresDialect({ pool: adminPool }) });
     stops.push(() => admin.destroy());
     await migrateToLatest(admin);

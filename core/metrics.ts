@@ -118,7 +118,7 @@ const cacheLookups = new Counter({
 
 const rateLimitInMemory = new Gauge({
   name: 'webperf_rate_limit_counting_in_memory',
-  help: '1 while this API process counts the rate limit in its own memory because the count shared in PostgreSQL did not answer in time (each process then limits on its own), else 0',
+  help: '1 once this API process counts the rate limit in its own memory because the count shared in PostgreSQL did not answer in time (each process then limits on its own), until a request is counted there again; else 0',
   registers: [registry],
 });
 const rateLimitFallbacks = new Counter({

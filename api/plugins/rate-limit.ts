@@ -40,7 +40,9 @@ export const RATE_LIMIT_HEADERS = {
   'x-ratelimit-reset': { type: 'integer', description: 'Seconds until the window resets' },
 } as const;
 
-const WINDOW_MS = 60_000;
+/** The one window of every limit counted here: the counters open and judge windows of this length, whatever a route's own setting says. */
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+const WINDOW_MS = RATE_LIMIT_WINDOW_MS;
 
 /**
  * One counter per application (both premium registrations, /0.1 and unversioned, count on it),
@@ -61,7 +63,7 @@ function storeOf(counter: WindowCounter) {
 
 const counters = new WeakMap<object, WindowCounter>();
 
-/** The counter of an application's rate limit, by its deps (none when the limit is off); for the benchmark's figures. */
+/** The counter of an application's rate limits (premium, and the portal's sign-in), by its deps (none before either is registered); for the benchmark's figures. */
 export function rateLimitCounterOf(deps: object): WindowCounter | undefined {
   return counters.get(deps);
 }

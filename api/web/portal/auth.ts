@@ -18,6 +18,7 @@ import {
   setPasswordWithToken,
   signIn,
 } from '../../../core/store/users.js';
+import { RATE_LIMIT_WINDOW_MS } from '../../plugins/rate-limit.js';
 import { translator } from '../i18n/index.js';
 import { chooseLang } from '../lang.js';
 import { FORM_BYTES, PORTAL, SIGN_IN_PER_MINUTE, redirectWith, requireUser } from './common.js';
@@ -57,7 +58,8 @@ const auth: FastifyPluginAsync = async (app) => {
 
   app.post<{ Body: { email: string; password: string } }>(`${PORTAL}/sign-in`, {
     bodyLimit: FORM_BYTES,
-    config: { rateLimit: { max: SIGN_IN_PER_MINUTE, timeWindow: 60_000 } },
+    // The shared counters' window (a minute): they count in no other.
+    config: { rateLimit: { max: SIGN_IN_PER_MINUTE, timeWindow: RATE_LIMIT_WINDOW_MS } },
     schema: formSchema('email', 'password'),
   }, async (request, reply) => {
     const { email, password } = request.body;
