@@ -142,3 +142,47 @@ t.test('a type the runner could not run (a program missing): stored with the run
   await saveRunResults(db, Number(onceRun.id), [missing]);
   t.same((await db.selectFrom('credit_ledger').select('credits').where('order_id', '=', once.id).execute()).length, 0);
 });
+
+t.test("a category's averages: written after the run's save has committed, never holding it up; a later attempt writes them when the first could not", async (t) => {
+  const { db } = await createTestDb(t);
+  const siteId = await seedSite(db, { title: 'a', url: 'https://a.example/', categories: ['Kommun'] });
+  const other = await seedSite(db, { title: 'b', url: 'https://b.example/', categories: ['Kommun'] });
+  const category = await db.selectFrom('categories').select('id').where('title', '=', 'Kommun').executeTakeFirstOrThrow();
+  const averages = async () => (await db.selectFrom('category_scores').select(['pagespeed']).where('category_id', '=', category.id).executeTakeFirst())?.pagespeed ?? null;
+  const first = await openRun(db, other);
+  await saveRunResults(db, first.runId, [outcome(30, 2, { pagespeed: 2 })]);
+  t.equal(Number(await averages()), 2, 'one site: its score');
+
+  // Another transaction holds the category's row (as another run's averages being written): the
+  // save commits without waiting for it; its averages wait, and are written once the row is free.
+  const { runId } = await openRun(db, siteId);
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let locked!: () => void;
+  const isLocked = new Promise<void>((resolve) => (locked = resolve));
+  const holder = db.transaction().execute(async (trx) => {
+    await trx.selectFrom('category_scores').select('category_id').where('category_id', '=', category.id).forUpdate().execute();
+    locked();
+    await held;
+  });
+  await isLocked;
+  const saving = saveRunResults(db, runId, [outcome(30, 4, { pagespeed: 4 })]);
+  let stored = false;
+  for (let i = 0; i < 200 && !stored; i++) {
+    stored = (await db.selectFrom('test_runs').select('status').where('id', '=', runId).executeTakeFirstOrThrow()).status === 'done';
+    if (!stored) await new Promise((r) => setTimeout(r, 50));
+  }
+  t.ok(stored, 'the run is stored while the category row is held');
+  t.equal(await count(db, 'test_results'), 2, 'its result with it');
+  t.equal(Number(await averages()), 2, 'the averages not yet');
+  release();
+  await holder;
+  t.equal((await saving).length, 1, 'the save returns once the averages are written');
+  t.equal(Number(await averages()), 3, 'two sites: their mean');
+
+  // Averages the first attempt could not write (here: overwritten since): the next attempt at the
+  // run, which finds it stored, writes them.
+  await db.updateTable('category_scores').set({ pagespeed: 1 }).where('category_id', '=', category.id).execute();
+  t.strictSame(await saveRunResults(db, runId, [outcome(30, 4, { pagespeed: 4 })]), [], 'nothing stored twice');
+  t.equal(Number(await averages()), 3, 'the averages written again');
+});
