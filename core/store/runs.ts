@@ -201,11 +201,13 @@ async function storeRunResults(db: Db, runId: number, outcomes: readonly TestOut
     if (!run.private) {
       await refreshSiteScores(trx, run.site_id);
       await queueWebhookDeliveries(trx, run.site_id, ids);
-      // Last, the row that runs of many sites write: the agency CSV's chunk of 500 sites (cleared
-      // by a trigger when the site's record changes), locked from its statement to the commit, so
-      // every other run of the chunk waits that long for it. It follows the detections in the
-      // same transaction (the CSV is never served stale). The categories' averages, written by
-      // runs of many sites too, come after the commit (refreshCategoriesOf).
+      // The agency CSV's record follows the detections in the same transaction (the CSV is never
+      // served stale). Its chunk of 500 sites, a row that runs of many sites write, is cleared by
+      // the trigger chain as soon as the analytics result reaches latest_results above (the
+      // record, then its chunk), and stays locked to the commit: at 400 runners the saves queue on
+      // it (SCALING.md). Chunks of 50 sites were measured and did not help enough (the hold, not
+      // the sharing, is the cost). The categories' averages, written by runs of many sites too,
+      // come after the commit (refreshCategoriesOf).
       if (outcomes.some((o) => o.typeOfTest === ANALYTICS_TYPE_OF_TEST)) await refreshAnalyticsCsvRow(trx, run.site_id);
       // The API's cached /stats and /stats_per_month answers go on commit.
       await notifyCache(trx, { site: run.site_id });
