@@ -159,7 +159,9 @@ export async function testPage(url: string, plugins: readonly TestPlugin[], deps
 export async function executeRun(db: Db, runId: number, deps: EngineDeps, options: { signal?: AbortSignal } = {}): Promise<number[]> {
   const run = await getRun(db, runId);
   if (!run) throw new Error(`Run ${runId} does not exist`);
-  if (run.status === 'done') return [];
+  // Stored by an earlier attempt: nothing is stored again, but what that attempt may not have
+  // finished after its commit (a category's averages) is.
+  if (run.status === 'done') return saveRunResults(db, runId, [], new Date(), options.signal);
   await markRun(db, runId, 'running');
   // A page the site refused or could not serve is the run's result: every test type says why, not
   // rated. Any other failure is recorded by the caller, which also knows about its own time limit.

@@ -165,7 +165,8 @@ t.test('a new result appears at once in /stats, /stats_per_month and /categories
   t.strictSame(await read(app), before, 'and answered again from the cache');
 
   const FEB = new Date('2025-02-10T08:30:00Z');
-  const seen = applied(app2, (e) => e?.site === A);
+  // Two notifications: the save's (the site's answers) and its categories' averages' just after it.
+  const seen = Promise.all([applied(app2, (e) => e?.site === A), applied(app2, (e) => e?.categories === true)]);
   await seedRun(db, A, { url: 'https://alfa.example/', outcomes: [outcome(30, 5, { a11y: 5, pagespeed: 5 })], testDate: FEB });
   const after = await read(app);
   t.equal(after.stats.timestamp, FEB.toISOString(), '/stats: the new result, right after the commit');
