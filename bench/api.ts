@@ -39,7 +39,7 @@ import { loadPlugins } from '../core/registry.js';
 import { createKey } from '../core/store/keys.js';
 import { refreshCategoryScores } from '../core/store/runs.js';
 import { runWorkerMigrations } from '../runners/worker.js';
-import { runIfMain } from './main.js';
+import { runIfMain, textTable } from './main.js';
 
 /** The active test types the service runs. */
 export const BENCH_TEST_TYPES = [2, 9, 18, 21, 23, 27, 28, 30, 100, 101];
@@ -506,8 +506,6 @@ function report(
     ];
   });
   const head = ['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'bytes', '× bare*', `≥${GOALS.minRatio}× bare`, `p99<${GOALS.maxP99Ms}ms (pages <${GOALS.maxPageP99Ms})`, 'non-200'];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [
     `Scale: ${fmt(counts.sites)} sites in ${o.categories} categories; a public run every month for ${o.months} months for every site, and every day for ${o.historyDays} days for ${o.historySites} of them (${o.privateRuns} private runs each), ${BENCH_TEST_TYPES.length} test types per run (${BENCH_TEST_TYPES.join(', ')}).`,
     `Rows: ${fmt(counts.runs)} test_runs, ${fmt(counts.results)} test_results, ${fmt(counts.latest)} latest_results, ${fmt(counts.monthly)} monthly_scores. Seeded with set-based SQL in ${seedSeconds.toFixed(1)} s.`,
@@ -515,9 +513,7 @@ function report(
     'Caches (api/plugins/cache.ts) live and warm: the warm-up visits every measured address once (2,000 answers per per-site route, 310 site pages, 5 start pages) and then runs its time, nothing is invalidated while measuring, so the goal rows are cache hits; the "caches off" rows are the cost of a miss.',
     held,
     '',
-    line(head),
-    line(widths.map((w) => '-'.repeat(w))),
-    ...rows.map(line),
+    ...textTable(head, rows),
     '',
     `* ratio to the mean of the two bare runs (${fmt(bareRps)} req/s). Goals: ≥ ${GOALS.minRatio}× bare throughput and p99 < ${GOALS.maxP99Ms} ms, with every answer 200; pages for people ("page:" rows, uncompressed HTML of ${BENCH_PUBLIC_SECTOR} public-sector websites, kept rendered until results land): p99 < ${GOALS.maxPageP99Ms} ms.`,
     '',
@@ -558,15 +554,11 @@ function sharedCountReport(results: Measurement[], shared: string): string[] {
     return [route, fmt(p.memory?.rps ?? NaN), fmt(p.postgres?.rps ?? NaN), ratio.toFixed(2), (p.memory?.p99 ?? NaN).toFixed(2), (p.postgres?.p99 ?? NaN).toFixed(2), goal];
   });
   const head = ['route', 'memory req/s', 'postgres req/s', 'postgres / memory', 'p99 ms memory', 'p99 ms postgres', `≥${GOALS.minSharedCountRatio}`];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [
     `The rate limit's count (issue 30): in PostgreSQL, shared by the API processes (WEBPERF_RATE_LIMIT_STORE=postgres, the default and the rows above), against this process's memory (=memory); each route measured with both by turns, in ${SLICES} slices each of the same total time.`,
     shared,
     '',
-    line(head),
-    line(widths.map((w) => '-'.repeat(w))),
-    ...rows.map(line),
+    ...textTable(head, rows),
     '',
   ];
 }

@@ -25,3 +25,20 @@ export function runIfMain(url: string, bench: () => Promise<string>): void {
     },
   );
 }
+
+/**
+ * A report's table as lines: its head, a rule, its rows; the first column left-aligned, the others
+ * right-aligned, except a last column of free text (`lastFree`), left as it is.
+ */
+export function textTable(head: string[], rows: string[][], options: { lastFree?: boolean } = {}): string[] {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (options.lastFree && i === cells.length - 1 ? c : i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+}
+
+/** The median of some measurements. */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}

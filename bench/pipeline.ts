@@ -58,12 +58,8 @@ import { BrowserPool } from '../runners/browser-pool.js';
 import { runWorkerMigrations, startWorker } from '../runners/worker.js';
 import { findProgram } from '../plugins/dns/zonemaster.js';
 import { startDemoSites, type Scheme } from './demo-sites.js';
-import { runIfMain } from './main.js';
+import { median, runIfMain } from './main.js';
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 /** Full suite / bare Lighthouse: the earlier issues' goal on plain http, issue 21's on https. */
 const GOALS = { http: 1.25, https: 1.05 } as const;

@@ -45,7 +45,8 @@ import { seedBenchData } from './api.js';
 import type { ApiOrder, ApiReport } from './scale-api.js';
 import { readRecordedPageTest, recordPageTest, writeRecordedPageTest } from './scale-record.js';
 import type { RunnerOrder, RunnerReport } from './scale-runner.js';
-import { runIfMain } from './main.js';
+import { runIfMain, textTable } from './main.js';
+import { startWebhookReceiver } from '../test/helpers/webhook-receiver.js';
 
 export interface ScaleOptions {
   steps: number[];
@@ -283,17 +284,9 @@ export async function benchScale(options: Partial<ScaleOptions> = {}, log: (line
     log(`seeded in ${((Date.now() - seeded) / 1000).toFixed(0)} s`);
 
     // The webhook receiver, and the sites that have a webhook (one per 1 / webhookShare sites).
-    let delivered = 0;
-    const receiver = http.createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        delivered++;
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    stops.push(() => new Promise((resolve) => receiver.close(() => resolve(undefined))));
-    const hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+    const receiver = await startWebhookReceiver();
+    stops.push(receiver.close);
+    const hookUrl = receiver.url;
     const every = Math.max(1, Math.round(1 / o.webhookShare));
     let hooks = 0;
     for (let id = every; o.webhookShare > 0 && id <= o.sites; id += every) {
@@ -516,7 +509,7 @@ export async function benchScale(options: Partial<ScaleOptions> = {}, log: (line
         for (const row of rows) log(`step ${figures[i].runners}: run ${row.id} (${row.status}${row.error ? `, ${row.error}` : ''}) holds ${row.types}`);
       }
     }
-    return report(figures, o, { types, recordedMs: recorded.pageTestMs, hooks, delivered, maxConnections, processes, cores: os.cpus().length });
+    return report(figures, o, { types, recordedMs: recorded.pageTestMs, hooks, delivered: receiver.received(), maxConnections, processes, cores: os.cpus().length });
   } finally {
     await stopAll();
   }
@@ -545,17 +538,13 @@ function report(figures: StepFigures[], o: ScaleOptions, about: { types: number;
     n(f.pgCpuPer1000, 0), `${n(f.machineBusy * 100)} %`, n(f.walPer1000 / 1e6, 1), String(f.runnerErrors.length + f.apiErrors + f.runsFailed), String(f.storedTwice), String(f.lost), String(f.open),
     f.waits.map(([w, s]) => `${w} ${n(s * 100)} %`).join(', '),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   const k = knee(figures);
   const errors = figures.flatMap((f) => f.runnerErrors);
   return [
     `Scale: K simulated runners (the real runner code; the page test replayed: ${about.types} types as the demo page gave them, after ${o.pageMs / 1000} s; a real one took ${(about.recordedMs / 1000).toFixed(1)} s here) against one embedded PostgreSQL (durable, max_connections ${about.maxConnections}) on ${about.cores} cores; ${about.processes} runner process(es), the API in its own, its readers at ${o.apiRps} req/s (/stats/{id}, /stats_per_month/{id}).`,
     `${n(o.sites)} sites (${o.historySites} with a year of daily history), ${about.hooks} with a webhook (a delivery per stored result; ${n(about.delivered)} delivered). Re-tests queued at K / page time per second; each step fills for one page time and 5 s, then is measured for ${o.stepSeconds} s.`,
     '',
-    line(head),
-    line(widths.map((w) => '-'.repeat(w))),
-    ...rows.map(line),
+    ...textTable(head, rows, { lastFree: true }),
     '',
     k ? `Knee: ${k.runners} runners (queue wait p99 ${n(k.waitP99Ms)} ms, goal < ${SCALE_GOALS.waitP99Ms}; API p99 ${n(k.apiP99Ms, 1)} ms, goal < ${SCALE_GOALS.apiP99Ms}); limited there by ${limiter(k, about.maxConnections)}.` : `No knee up to ${Math.max(...o.steps)} runners: queue wait p99 < ${SCALE_GOALS.waitP99Ms} ms and API p99 < ${SCALE_GOALS.apiP99Ms} ms at every step.`,
     ...figures.map((f) => `  ${f.runners} runners: ${limiter(f, about.maxConnections)}; ${n(f.pgCpuS, 1)} PostgreSQL CPU s and ${n(f.nodeCpuS, 1)} Node CPU s in ${n(f.seconds)} s; ${f.queued} runs waiting at the end.`),

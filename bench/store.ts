@@ -17,16 +17,12 @@ import { runPlugin, type TestOutcome } from '../core/pipeline.js';
 import type { PluginResult, Probes } from '../core/plugin-api.js';
 import { loadPlugins } from '../core/registry.js';
 import { saveRunResults } from '../core/store/runs.js';
-import { runIfMain } from './main.js';
+import { median, runIfMain } from './main.js';
 import { recordPageTest } from './scale-record.js';
 
 /** Issue 31: storing a run with its findings costs at most this much more. */
 const GOAL = 1.1;
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 export async function benchStore(rounds = 60): Promise<string> {
   const recorded = await recordPageTest(() => {});

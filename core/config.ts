@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { IDLE_TIMEOUT_MS } from './db/database.js';
 import { parseDnsServers } from './net/resolver.js';
 
 /**
@@ -246,7 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     pools: {
       dbMax: int(env.WEBPERF_DB_POOL_MAX, 0, 'WEBPERF_DB_POOL_MAX') || null,
       workerMax: int(env.WEBPERF_WORKER_POOL_MAX, WORKER_POOL_MAX, 'WEBPERF_WORKER_POOL_MAX') || WORKER_POOL_MAX,
-      idleTimeoutMs: int(env.WEBPERF_DB_IDLE_TIMEOUT_MS, 10_000, 'WEBPERF_DB_IDLE_TIMEOUT_MS') || 10_000,
+      idleTimeoutMs: int(env.WEBPERF_DB_IDLE_TIMEOUT_MS, IDLE_TIMEOUT_MS, 'WEBPERF_DB_IDLE_TIMEOUT_MS') || IDLE_TIMEOUT_MS,
     },
     heartbeatMs: int(env.WEBPERF_HEARTBEAT_MS, 15_000, 'WEBPERF_HEARTBEAT_MS') || 15_000,
     staleAfterMs: int(env.WEBPERF_STALE_AFTER_MS, 60_000, 'WEBPERF_STALE_AFTER_MS') || 60_000,

@@ -75,13 +75,11 @@ interface Waiting {
 
 /** What this process knows of a name's counter in the database, from its last statement. */
 interface Known {
-  /** Counts claimed for this process and not yet given to a request: next..last (none when next > last). */
+  /** Counts claimed for this process and not yet given to a request: next..last (none when next > last); `last` is the count the database answered. */
   next: number;
   last: number;
   /** When the counter's window ends, from the database's answer (performance.now() ms). */
   endsAt: number;
-  /** The count the database answered. */
-  count: number;
   /** When it answered (performance.now() ms), and the requests for the name since. */
   since: number;
   demand: number;
@@ -211,7 +209,7 @@ export class SharedWindowCounter implements WindowCounter {
     const known = this.#known.get(waiting.name);
     if (waiting.max === undefined || !known) return 0;
     const wanted = Math.floor((known.demand * LEASE_MS) / Math.max(1, now - known.since));
-    const used = now < known.endsAt ? known.count : 0;
+    const used = now < known.endsAt ? known.last : 0;
     // Past the limit every count leased is refused anyway: none can be wasted.
     const room = used >= waiting.max ? MAX_LEASE : Math.floor((waiting.max - used) / LEASE_SHARE);
     return Math.max(0, Math.min(wanted, room, MAX_LEASE));
@@ -267,7 +265,7 @@ export class SharedWindowCounter implements WindowCounter {
           const { callbacks, name } = entry.waiting;
           const ttl = Math.max(0, this.#windowMs - row.ageMs);
           const first = row.count - entry.by + 1;
-          this.#known.set(name, { next: first + callbacks.length, last: row.count, endsAt: answered + ttl, count: row.count, since: answered, demand: 0 });
+          this.#known.set(name, { next: first + callbacks.length, last: row.count, endsAt: answered + ttl, since: answered, demand: 0 });
           this.#waited += callbacks.length;
           callbacks.forEach((cb, i) => cb(null, { current: first + i, ttl }));
         }

@@ -5,8 +5,7 @@
  */
 import path from 'node:path';
 import type { Config } from '../core/config.js';
-import { setTimeout as delay } from 'node:timers/promises';
-import { createDb, isDatabaseUnavailable, type Db, type DbOptions } from '../core/db/database.js';
+import { createDb, retryWhileUnavailable, type Db, type DbOptions } from '../core/db/database.js';
 import { ensureDatabase, runningEmbeddedPostgres, stopRunningPostgres, superviseEmbeddedPostgres } from '../core/db/embedded.js';
 import { migrateToLatest } from '../core/db/migrate.js';
 import { processAlive } from '../core/process-alive.js';
@@ -91,17 +90,13 @@ export async function openDatabase(config: Config, log: (line: string) => void =
   }
   const db = createDb(url, options.pool);
   try {
-    for (let waitMs = 500; ; waitMs = Math.min(2 * waitMs, 15_000)) {
-      try {
-        await migrateToLatest(db);
-        await runWorkerMigrations(url);
-        break;
-      } catch (err) {
-        if (!options.waitForConnection || !isDatabaseUnavailable(err)) throw err;
-        log(`the database cannot be had (${err instanceof Error ? err.message : String(err)}); trying again in ${(waitMs / 1000).toFixed(1)} s`);
-        await delay(waitMs);
-      }
-    }
+    await retryWhileUnavailable(async () => {
+      await migrateToLatest(db);
+      await runWorkerMigrations(url);
+    }, {
+      onWait: (err, waitMs) => log(`the database cannot be had (${err instanceof Error ? err.message : String(err)}); trying again in ${(waitMs / 1000).toFixed(1)} s`),
+      stopped: () => !options.waitForConnection,
+    });
   } catch (err) {
     await db.destroy();
     await stopServer();

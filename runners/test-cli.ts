@@ -169,7 +169,7 @@ function budgetJson(r: BudgetResult) {
 /** An earlier `--format json` output, as --compare reads it. */
 interface Earlier {
   url: string;
-  results: { type_of_test: number; rating: number; findings?: StoredFinding[] }[];
+  results: { type_of_test: number; rating: number; error?: unknown; findings?: StoredFinding[] }[];
 }
 
 async function readEarlier(file: string, fail: (message: string, code?: number) => never): Promise<Earlier> {
@@ -199,7 +199,7 @@ function compare(earlier: Earlier, outcomes: readonly TestOutcome[]): Compared[]
   const before = new Map(earlier.results.map((r) => [r.type_of_test, r]));
   return outcomes.flatMap((o) => {
     const b = before.get(o.typeOfTest);
-    if (!b || o.error !== null || (b as { error?: unknown }).error) return [];
+    if (!b || o.error !== null || b.error) return [];
     return [{ typeOfTest: o.typeOfTest, from: b.rating, to: o.rating, changes: b.findings ? diffFindings(b.findings, o.findings.map(storedFinding)) : null }];
   });
 }

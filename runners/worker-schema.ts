@@ -6,7 +6,7 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { Logger, runMigrations } from 'graphile-worker';
-import { waitingForSlots } from '../core/db/database.js';
+import { IDLE_TIMEOUT_MS, waitingForSlots, withConnect } from '../core/db/database.js';
 
 export function quietLogger(): Logger {
   return new Logger(() => () => {});
@@ -26,7 +26,7 @@ export function workerPgPool(connectionString: string, max: number, logger: Logg
   // default), and for a slot of a full server (53300) for up to WORKER_SLOT_WAIT_MS: graphile-worker
   // retries a fetch that failed only after its poll interval, and a completion not at all
   // (worker.ts releases such a job later), so a wait is better than a failure.
-  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: options.idleTimeoutMs ?? 10_000, application_name: 'webperf-worker' });
+  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: options.idleTimeoutMs ?? IDLE_TIMEOUT_MS, application_name: 'webperf-worker' });
   // Every client's error is logged by its own handler; the pool passes on those of idle clients
   // ('error' of the pool), which must be heard but are already logged.
   pool.on('connect', (client) => void client.on('error', (err) => logger.error(`runner: database client: ${err.message}`)));
@@ -64,11 +64,5 @@ export function withoutListening(pool: pg.Pool): pg.Pool {
     queueMicrotask(() => callback(undefined, deaf, () => {}));
     return undefined;
   };
-  return new Proxy(pool, {
-    get(target, property) {
-      if (property === 'connect') return connect;
-      const value = Reflect.get(target, property, target) as unknown;
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  return withConnect(pool, connect as pg.Pool['connect']);
 }

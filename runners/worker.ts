@@ -6,7 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { makeWorkerUtils, parseCrontab, run, type Logger, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { CruxSettings } from '../core/audit/crux.js';
 import { WORKER_POOL_MAX } from '../core/config.js';
-import { isDatabaseUnavailable, type Db } from '../core/db/database.js';
+import { retryWhileUnavailable, type Db } from '../core/db/database.js';
 import { SparePage } from '../core/gather/guarded-context.js';
 import { lighthouseModules } from '../core/gather/lighthouse-modules.js';
 import type { TargetGuard } from '../core/net/target-guard.js';
@@ -201,25 +201,16 @@ export const TEST_POLL_MS = 1_000;
 export const DELIVERY_POLL_MS = 2_000;
 
 /** First and longest wait between attempts to start while the database cannot be had. */
-const START_RETRY_MIN_MS = 500;
-const START_RETRY_MAX_MS = 15_000;
-
 /**
- * `start()`, tried again while it fails because no database connection can be had (the server is
- * down, restarting, or has no connection slot left: max_connections used up), with a log line
- * each time; any other failure, or the runner's stop, ends the attempts.
+ * `start()`, tried again while no database connection can be had, with a log line each time; any
+ * other failure, or the runner's stop, ends the attempts.
  */
-async function untilConnected<T>(ctx: PoolContext, what: string, start: () => Promise<T>): Promise<T> {
-  for (let waitMs = START_RETRY_MIN_MS; ; waitMs = Math.min(waitMs * 2, START_RETRY_MAX_MS)) {
-    try {
-      return await start();
-    } catch (err) {
-      if (!isDatabaseUnavailable(err) || ctx.state.stopping) throw err;
-      ctx.log(`runner: could not ${what}: ${err instanceof Error ? err.message : String(err)}; trying again in ${(waitMs / 1000).toFixed(1)} s`);
-      await sleep(waitMs, ctx.signal);
-      if (ctx.state.stopping) throw err;
-    }
-  }
+function untilConnected<T>(ctx: PoolContext, what: string, start: () => Promise<T>): Promise<T> {
+  return retryWhileUnavailable(start, {
+    onWait: (err, waitMs) => ctx.log(`runner: could not ${what}: ${err instanceof Error ? err.message : String(err)}; trying again in ${(waitMs / 1000).toFixed(1)} s`),
+    stopped: () => ctx.state.stopping,
+    sleep: (ms) => sleep(ms, ctx.signal),
+  });
 }
 
 /** What a runner's pools share. */

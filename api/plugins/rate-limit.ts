@@ -42,7 +42,6 @@ export const RATE_LIMIT_HEADERS = {
 
 /** The one window of every limit counted here: the counters open and judge windows of this length, whatever a route's own setting says. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
-const WINDOW_MS = RATE_LIMIT_WINDOW_MS;
 
 /**
  * One counter per application (both premium registrations, /0.1 and unversioned, count on it),
@@ -75,7 +74,7 @@ function counterOf(app: FastifyInstance): WindowCounter {
   counter = config.rateLimitStore === 'memory'
     ? new MemoryWindowCounter()
     : new SharedWindowCounter(db, {
-        windowMs: WINDOW_MS,
+        windowMs: RATE_LIMIT_WINDOW_MS,
         onSwitch: (to, reason) => {
           recordRateLimitCounting(to);
           if (to === 'memory') app.log.warn(`rate limit: counting in this process's memory for now, not in the database shared by the API processes (${reason})`);
@@ -117,7 +116,7 @@ export default fp(async (app) => {
   await app.register(rateLimit, {
     global: true,
     max: perMinute,
-    timeWindow: WINDOW_MS,
+    timeWindow: RATE_LIMIT_WINDOW_MS,
     hook: 'onRequest',
     keyGenerator: counterKey,
     store: sharedRateLimitStore(app),

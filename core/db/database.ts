@@ -75,7 +75,7 @@ export function waitingForSlots(pool: pg.Pool, wait: SlotWait): pg.Pool {
 }
 
 /** `pool` with its `connect` replaced (both forms: a promise, or a callback), everything else its own. */
-function withConnect(pool: pg.Pool, connect: pg.Pool['connect']): pg.Pool {
+export function withConnect(pool: pg.Pool, connect: pg.Pool['connect']): pg.Pool {
   return new Proxy(pool, {
     get(target, property) {
       if (property === 'connect') return connect;
@@ -301,6 +301,30 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     if (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message)) return true;
   }
   return false;
+}
+
+/**
+ * `start()`, tried again while it fails because no database connection can be had (the server is
+ * down, restarting, or has no connection slot left), waiting from half a second, doubling to 15 s,
+ * and saying so through `onWait` each time; any other failure, or `stopped()` (checked before and
+ * after each wait), ends the attempts with that failure.
+ */
+export async function retryWhileUnavailable<T>(start: () => Promise<T>, o: {
+  onWait: (err: unknown, waitMs: number) => void;
+  stopped?: () => boolean;
+  sleep?: (ms: number) => Promise<unknown>;
+}): Promise<T> {
+  const sleep = o.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms)));
+  for (let waitMs = 500; ; waitMs = Math.min(waitMs * 2, 15_000)) {
+    try {
+      return await start();
+    } catch (err) {
+      if (!isDatabaseUnavailable(err) || o.stopped?.()) throw err;
+      o.onWait(err, waitMs);
+      await sleep(waitMs);
+      if (o.stopped?.()) throw err;
+    }
+  }
 }
 
 /** Resolves once the database answers again; rejects when `signal` aborts first. */

@@ -31,6 +31,7 @@ import { setWebhook } from '../../core/store/webhooks.js';
 import type { BrowserPool } from '../../runners/browser-pool.js';
 import { queryPool } from '../../runners/database.js';
 import { runWorkerMigrations, startWorker } from '../../runners/worker.js';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 import { createTestDb } from '../helpers/db.js';
 import { jobsAtRest, runEnded } from '../helpers/runner.js';
 import { seedSite } from '../helpers/seed.js';
@@ -57,20 +58,6 @@ async function pagelessRegistry(gate: () => Promise<void>): Promise<PluginRegist
 /** A browser pool that is never used: the plugins need no page. */
 const noBrowser = { acquire: async () => null, close: async () => {} } as unknown as BrowserPool;
 
-/** A webhook receiver on loopback answering 204; counts what it received. */
-async function receiver(t: { teardown(fn: () => unknown): void }): Promise<{ url: string; received: () => number }> {
-  let received = 0;
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      received++;
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, received: () => received };
-}
 
 /** The URL with the application_name that marks the runner's connections. */
 function named(url: string, name: string): string {
@@ -126,7 +113,8 @@ t.test('the query pool by process kind: 10 with an API, the test concurrency in 
 
 t.test('a runner at concurrency 1 holds at most 4 connections at peak (one listening), and fewer when quiet', async (t) => {
   const { db, url } = await createTestDb(t);
-  const hook = await receiver(t);
+  const hook = await startWebhookReceiver();
+  t.teardown(hook.close);
   const siteId = await seedSite(db, { title: 'Kommun', url: 'https://kommun.example/' });
   await setWebhook(db, { siteId, url: hook.url, threshold: null, itemUri: `http://webperf.test/item/${siteId}`, apiVersion: '0.1' });
 
